@@ -1,0 +1,318 @@
+package abi
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// ManifestFile is the file name of a package's manifest.
+const ManifestFile = "extension.yaml"
+
+// Failure policies.
+const (
+	// FailureSkip: a failing call is reported and the stage keeps its
+	// previous value (the default).
+	FailureSkip = "skip"
+	// FailureAbort: a failing call stops the run with an error naming the
+	// extension (for policy extensions).
+	FailureAbort = "abort"
+)
+
+// Limit defaults and host-side caps. A manifest value of 0 means the
+// default; a value above the cap is a manifest error.
+const (
+	DefaultTimeoutMs = 100
+	MaxTimeoutMs     = 5000
+	DefaultMemoryMiB = 64
+	MaxMemoryMiB     = 512
+	DefaultOutputKiB = 1024
+	MaxOutputKiB     = 16 * 1024
+)
+
+// Manifest is the content of extension.yaml. It is readable before any code
+// runs and declares who the extension is and what it needs.
+type Manifest struct {
+	// Name identifies the extension (^[a-z][a-z0-9-]*$, at most 64 bytes).
+	Name string `yaml:"name" json:"name"`
+	// Version is the extension's own version string (free-form).
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+	// ABI is the ABI version the module was built against; must equal
+	// Version.
+	ABI int `yaml:"abi" json:"abi"`
+	// Module is the .wasm file name next to the manifest (default
+	// "<name>.wasm"). It may not contain a path separator.
+	Module string `yaml:"module,omitempty" json:"module,omitempty"`
+	// Hooks lists the hooks the module handles (see Hooks). A module must
+	// export the matching function of each.
+	Hooks []string `yaml:"hooks,omitempty" json:"hooks,omitempty"`
+	// Commands lists the slash commands the module offers (requires the
+	// pi_command export). When empty and the module handles the command
+	// hook, the host asks the pi_commands export at load time.
+	Commands []CommandInfo `yaml:"commands,omitempty" json:"commands,omitempty"`
+	// Capabilities the extension requests. Nothing is available unless
+	// requested here and granted by the user.
+	Capabilities Capabilities `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
+	// Limits per call (0 = default).
+	Limits Limits `yaml:"limits,omitempty" json:"limits,omitempty"`
+	// Failure is the failure policy: "skip" (default) or "abort".
+	Failure string `yaml:"failure,omitempty" json:"failure,omitempty"`
+	// Config is free-form data passed to the guest (fetched as JSON with
+	// KeyConfig).
+	Config any `yaml:"config,omitempty" json:"config,omitempty"`
+}
+
+// Capabilities are what an extension may ask for.
+type Capabilities struct {
+	// Files are slash-separated globs relative to the project root
+	// (path.Match syntax, plus "**" for any number of directories), read
+	// through pi_read_file.
+	Files []string `yaml:"files,omitempty" json:"files,omitempty"`
+	// Network lists host names reachable through Extism HTTP requests
+	// ("*" patterns as Extism allows).
+	Network []string `yaml:"network,omitempty" json:"network,omitempty"`
+	// Env lists environment variable names visible to the guest.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Clock requests the real wall and monotonic clocks (otherwise a fixed
+	// clock).
+	Clock bool `yaml:"clock,omitempty" json:"clock,omitempty"`
+	// Random requests a real random source (otherwise a deterministic one).
+	Random bool `yaml:"random,omitempty" json:"random,omitempty"`
+}
+
+// Empty reports whether nothing is requested.
+func (c Capabilities) Empty() bool {
+	return len(c.Files) == 0 && len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random
+}
+
+// Limits are per-call limits. Zero means the default.
+type Limits struct {
+	TimeoutMs int `yaml:"timeoutMs,omitempty" json:"timeoutMs,omitempty"`
+	MemoryMiB int `yaml:"memoryMiB,omitempty" json:"memoryMiB,omitempty"`
+	OutputKiB int `yaml:"outputKiB,omitempty" json:"outputKiB,omitempty"`
+}
+
+// Effective returns l with defaults filled in and values clamped to the
+// caps.
+func (l Limits) Effective() Limits {
+	fill := func(v, def, max int) int {
+		if v <= 0 {
+			return def
+		}
+		if v > max {
+			return max
+		}
+		return v
+	}
+	return Limits{
+		TimeoutMs: fill(l.TimeoutMs, DefaultTimeoutMs, MaxTimeoutMs),
+		MemoryMiB: fill(l.MemoryMiB, DefaultMemoryMiB, MaxMemoryMiB),
+		OutputKiB: fill(l.OutputKiB, DefaultOutputKiB, MaxOutputKiB),
+	}
+}
+
+// FieldError is a manifest error naming the offending field (a YAML path
+// such as "limits.timeoutMs" or "commands[1].name").
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+var (
+	extNameRE     = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	commandNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+)
+
+// ModuleFile returns the module file name (Module, or "<name>.wasm").
+func (m *Manifest) ModuleFile() string {
+	if m.Module != "" {
+		return m.Module
+	}
+	return m.Name + ".wasm"
+}
+
+// FailurePolicy returns Failure, or FailureSkip when empty.
+func (m *Manifest) FailurePolicy() string {
+	if m.Failure == "" {
+		return FailureSkip
+	}
+	return m.Failure
+}
+
+// Handles reports whether hook is listed in Hooks.
+func (m *Manifest) Handles(hook string) bool {
+	for _, h := range m.Hooks {
+		if h == hook {
+			return true
+		}
+	}
+	return false
+}
+
+// ConfigJSON returns Config as JSON ("null" when absent).
+func (m *Manifest) ConfigJSON() (json.RawMessage, error) {
+	b, err := json.Marshal(normalizeYAML(m.Config))
+	if err != nil {
+		return nil, &FieldError{Field: "config", Message: err.Error()}
+	}
+	return b, nil
+}
+
+// normalizeYAML turns map[any]any (possible from some YAML decoders) into
+// map[string]any so that the value can be encoded as JSON.
+func normalizeYAML(v any) any {
+	switch t := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[fmt.Sprint(k)] = normalizeYAML(e)
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[k] = normalizeYAML(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, e := range t {
+			s[i] = normalizeYAML(e)
+		}
+		return s
+	}
+	return v
+}
+
+// Validate checks the manifest and returns every problem found, each a
+// *FieldError naming the field. It does not look at the module itself.
+func (m *Manifest) Validate() []error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case m.Name == "":
+		add("name", "is required")
+	case len(m.Name) > 64 || !extNameRE.MatchString(m.Name):
+		add("name", "%q must match ^[a-z][a-z0-9-]*$ (at most 64 characters)", m.Name)
+	}
+	switch {
+	case m.ABI == 0:
+		add("abi", "is required (this host speaks ABI %d)", Version)
+	case m.ABI != Version:
+		add("abi", "unsupported ABI version %d (this host speaks ABI %d)", m.ABI, Version)
+	}
+	if m.Module != "" && (strings.ContainsAny(m.Module, `/\`) || m.Module == "." || m.Module == ".." || !strings.HasSuffix(m.Module, ".wasm")) {
+		add("module", "%q must be a .wasm file name in the package directory", m.Module)
+	}
+	seen := map[string]bool{}
+	for i, h := range m.Hooks {
+		if ExportFor(h) == "" {
+			add(fmt.Sprintf("hooks[%d]", i), "unknown hook %q (known: %s)", h, strings.Join(Hooks, ", "))
+		} else if seen[h] {
+			add(fmt.Sprintf("hooks[%d]", i), "hook %q listed twice", h)
+		}
+		seen[h] = true
+	}
+	cmds := map[string]bool{}
+	for i, c := range m.Commands {
+		f := fmt.Sprintf("commands[%d].name", i)
+		if !commandNameRE.MatchString(c.Name) {
+			add(f, "%q must match ^[a-z][a-z0-9_-]*$", c.Name)
+		} else if cmds[c.Name] {
+			add(f, "command %q listed twice", c.Name)
+		}
+		cmds[c.Name] = true
+	}
+	if len(m.Commands) > 0 && !m.Handles(HookCommand) {
+		add("hooks", "commands are listed but hook %q is not", HookCommand)
+	}
+	for i, g := range m.Capabilities.Files {
+		if err := ValidateGlob(g); err != nil {
+			add(fmt.Sprintf("capabilities.files[%d]", i), "%v", err)
+		}
+	}
+	for i, h := range m.Capabilities.Network {
+		if h == "" || strings.ContainsAny(h, "/ :") {
+			add(fmt.Sprintf("capabilities.network[%d]", i), "%q must be a host name", h)
+		}
+	}
+	for i, e := range m.Capabilities.Env {
+		if e == "" || strings.ContainsAny(e, "= \x00") {
+			add(fmt.Sprintf("capabilities.env[%d]", i), "%q is not a variable name", e)
+		}
+	}
+	checkLimit := func(field string, v, max int) {
+		if v < 0 {
+			add(field, "must not be negative")
+		} else if v > max {
+			add(field, "%d exceeds the host cap of %d", v, max)
+		}
+	}
+	checkLimit("limits.timeoutMs", m.Limits.TimeoutMs, MaxTimeoutMs)
+	checkLimit("limits.memoryMiB", m.Limits.MemoryMiB, MaxMemoryMiB)
+	checkLimit("limits.outputKiB", m.Limits.OutputKiB, MaxOutputKiB)
+	if m.Failure != "" && m.Failure != FailureSkip && m.Failure != FailureAbort {
+		add("failure", "%q must be %q or %q", m.Failure, FailureSkip, FailureAbort)
+	}
+	if _, err := m.ConfigJSON(); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// ValidateGlob checks a file capability glob: relative, slash-separated, no
+// "." or ".." element, and valid path.Match syntax ("**" allowed as a whole
+// element).
+func ValidateGlob(g string) error {
+	if g == "" {
+		return fmt.Errorf("empty glob")
+	}
+	if strings.HasPrefix(g, "/") || strings.Contains(g, `\`) || (len(g) > 1 && g[1] == ':') {
+		return fmt.Errorf("%q must be relative to the project and use '/'", g)
+	}
+	for _, el := range strings.Split(g, "/") {
+		switch el {
+		case "", ".", "..":
+			return fmt.Errorf("%q must not contain empty, '.' or '..' elements", g)
+		case "**":
+			continue
+		}
+		if _, err := path.Match(el, ""); err != nil {
+			return fmt.Errorf("%q: %v", g, err)
+		}
+	}
+	return nil
+}
+
+// MatchGlob reports whether the slash-separated relative path p matches
+// glob g (path.Match per element; "**" matches zero or more elements).
+func MatchGlob(g, p string) bool {
+	return matchElems(strings.Split(g, "/"), strings.Split(p, "/"))
+}
+
+func matchElems(g, p []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for i := 0; i <= len(p); i++ {
+				if matchElems(g[1:], p[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(p) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(g[0], p[0]); !ok {
+			return false
+		}
+		g, p = g[1:], p[1:]
+	}
+	return len(p) == 0
+}

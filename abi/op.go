@@ -1,0 +1,254 @@
+package abi
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+)
+
+// Op kinds. Which kinds a hook accepts is given by OpsFor.
+const (
+	// OpSetSection adds or replaces the section Name with Text (and
+	// Interpolate, Complete). Order places a new section; when nil, a new
+	// section gets the host's default (1000 + insertion order) and an
+	// existing one keeps its position.
+	OpSetSection = "set_section"
+	// OpRemoveSection removes the section Name (no-op when absent).
+	OpRemoveSection = "remove_section"
+	// OpSetVariable sets variable Name to *Value; a nil Value registers it
+	// without a value.
+	OpSetVariable = "set_variable"
+	// OpSetCustomPrompt replaces the custom prompt with Text ("" clears it).
+	OpSetCustomPrompt = "set_custom_prompt"
+	// OpSetAppend replaces the append text with Text.
+	OpSetAppend = "set_append"
+	// OpAddGuideline appends Text to the extra guidelines.
+	OpAddGuideline = "add_guideline"
+	// OpSetTools replaces the selected tools with Tools.
+	OpSetTools = "set_tools"
+	// OpSetContext adds or replaces runtime context Name with Text (Order
+	// as for sections; default 1000 + insertion order).
+	OpSetContext = "set_context"
+	// OpRemoveContext removes runtime context Name.
+	OpRemoveContext = "remove_context"
+	// OpSuppressContexts empties the runtime context for this run.
+	OpSuppressContexts = "suppress_contexts"
+)
+
+// Op is one edit operation returned by a hook. Only the fields its kind
+// uses may be set; the host validates every op before applying any of a
+// result's ops (a result with one invalid op is rejected whole).
+type Op struct {
+	Op          string   `json:"op"`
+	Name        string   `json:"name,omitempty"`
+	Text        string   `json:"text,omitempty"`
+	Order       *float64 `json:"order,omitempty"`
+	Interpolate bool     `json:"interpolate,omitempty"`
+	Complete    bool     `json:"complete,omitempty"`
+	Value       *string  `json:"value,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
+}
+
+var (
+	sectionNameRE  = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	variableNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
+
+// ValidSectionName reports whether name is a valid section or context name
+// (^[a-z][a-z0-9_-]*$).
+func ValidSectionName(name string) bool { return sectionNameRE.MatchString(name) }
+
+// ValidVariableName reports whether name is a valid variable name
+// (^[a-z][a-z0-9_]*$).
+func ValidVariableName(name string) bool { return variableNameRE.MatchString(name) }
+
+// OpsFor returns the op kinds hook accepts:
+//
+//	before_agent_start:     set_section remove_section set_variable
+//	                        set_custom_prompt set_append add_guideline set_tools
+//	system-prompt/assemble: set_section remove_section set_variable set_tools
+//	                        set_context remove_context suppress_contexts
+//
+// input and command accept no ops.
+func OpsFor(hook string) []string {
+	switch hook {
+	case HookBeforeAgentStart:
+		return []string{OpSetSection, OpRemoveSection, OpSetVariable, OpSetCustomPrompt, OpSetAppend, OpAddGuideline, OpSetTools}
+	case HookAssemble:
+		return []string{OpSetSection, OpRemoveSection, OpSetVariable, OpSetTools, OpSetContext, OpRemoveContext, OpSuppressContexts}
+	}
+	return nil
+}
+
+// Validate checks op for hook: the kind is accepted by the hook, the fields
+// it needs are present and well formed, and no field it ignores is set.
+// In before_agent_start a section may not be named "preamble".
+func (op Op) Validate(hook string) error {
+	ok := false
+	for _, k := range OpsFor(hook) {
+		if k == op.Op {
+			ok = true
+		}
+	}
+	if !ok {
+		return fmt.Errorf("op %q is not accepted by hook %s", op.Op, hook)
+	}
+	if op.Order != nil && (math.IsNaN(*op.Order) || math.IsInf(*op.Order, 0)) {
+		return fmt.Errorf("op %s %q: order must be finite", op.Op, op.Name)
+	}
+	type fields struct{ name, text, order, flags, value, tools bool }
+	var allowed fields
+	switch op.Op {
+	case OpSetSection:
+		allowed = fields{name: true, text: true, order: true, flags: true}
+	case OpRemoveSection, OpRemoveContext:
+		allowed = fields{name: true}
+	case OpSetVariable:
+		allowed = fields{name: true, value: true}
+	case OpSetCustomPrompt, OpSetAppend, OpAddGuideline:
+		allowed = fields{text: true}
+	case OpSetTools:
+		allowed = fields{tools: true}
+	case OpSetContext:
+		allowed = fields{name: true, text: true, order: true}
+	case OpSuppressContexts:
+	}
+	switch {
+	case !allowed.name && op.Name != "":
+		return fmt.Errorf("op %s: name is not used", op.Op)
+	case !allowed.text && op.Text != "":
+		return fmt.Errorf("op %s: text is not used", op.Op)
+	case !allowed.order && op.Order != nil:
+		return fmt.Errorf("op %s: order is not used", op.Op)
+	case !allowed.flags && (op.Interpolate || op.Complete):
+		return fmt.Errorf("op %s: interpolate/complete are not used", op.Op)
+	case !allowed.value && op.Value != nil:
+		return fmt.Errorf("op %s: value is not used", op.Op)
+	case !allowed.tools && op.Tools != nil:
+		return fmt.Errorf("op %s: tools is not used", op.Op)
+	}
+	if allowed.name {
+		if op.Op == OpSetVariable {
+			if !ValidVariableName(op.Name) {
+				return fmt.Errorf("op %s: invalid variable name %q", op.Op, op.Name)
+			}
+		} else if !ValidSectionName(op.Name) {
+			return fmt.Errorf("op %s: invalid name %q", op.Op, op.Name)
+		}
+	}
+	if hook == HookBeforeAgentStart && op.Name == "preamble" && (op.Op == OpSetSection || op.Op == OpRemoveSection) {
+		return fmt.Errorf("op %s: section name \"preamble\" is reserved (use set_custom_prompt)", op.Op)
+	}
+	if op.Op == OpAddGuideline && op.Text == "" {
+		return fmt.Errorf("op %s: text is empty", op.Op)
+	}
+	return nil
+}
+
+// ValidateOps validates every op for hook and returns the first error,
+// prefixed with the op's index.
+func ValidateOps(hook string, ops []Op) error {
+	for i, op := range ops {
+		if err := op.Validate(hook); err != nil {
+			return fmt.Errorf("ops[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// ApplyAssemble validates ops for HookAssemble and applies them to a copy
+// of ev, which it returns; ev itself is not modified. On error nothing is
+// applied. New sections without an order get 1000 + their position among
+// all sections; an existing section keeps its order unless the op gives
+// one. A section marked complete is left for the host's own rules (it is
+// restored after the waterfall).
+func ApplyAssemble(ev AssembleEvent, ops []Op) (AssembleEvent, error) {
+	if err := ValidateOps(HookAssemble, ops); err != nil {
+		return ev, err
+	}
+	out := AssembleEvent{
+		Sections:           append([]Section(nil), ev.Sections...),
+		Contexts:           append([]Context(nil), ev.Contexts...),
+		Tools:              ev.Tools,
+		Variables:          append([]Variable(nil), ev.Variables...),
+		ContextsSuppressed: ev.ContextsSuppressed,
+	}
+	for _, op := range ops {
+		switch op.Op {
+		case OpSetSection:
+			i := indexSection(out.Sections, op.Name)
+			s := Section{Name: op.Name, Text: op.Text, Interpolate: op.Interpolate, Complete: op.Complete}
+			if i >= 0 {
+				s.Order, s.Source = out.Sections[i].Order, out.Sections[i].Source
+				if op.Order != nil {
+					s.Order = *op.Order
+				}
+				out.Sections[i] = s
+			} else {
+				s.Order = float64(1000 + len(out.Sections))
+				if op.Order != nil {
+					s.Order = *op.Order
+				}
+				out.Sections = append(out.Sections, s)
+			}
+		case OpRemoveSection:
+			if i := indexSection(out.Sections, op.Name); i >= 0 {
+				out.Sections = append(out.Sections[:i:i], out.Sections[i+1:]...)
+			}
+		case OpSetVariable:
+			v := Variable{Name: op.Name, Value: op.Value}
+			found := false
+			for i := range out.Variables {
+				if out.Variables[i].Name == op.Name {
+					out.Variables[i], found = v, true
+				}
+			}
+			if !found {
+				out.Variables = append(out.Variables, v)
+			}
+		case OpSetTools:
+			out.Tools = append([]string{}, op.Tools...)
+		case OpSetContext:
+			if out.ContextsSuppressed {
+				continue
+			}
+			c := Context{Name: op.Name, Text: op.Text, Order: float64(1000 + len(out.Contexts))}
+			i := -1
+			for j := range out.Contexts {
+				if out.Contexts[j].Name == op.Name {
+					i = j
+				}
+			}
+			if i >= 0 {
+				c.Order = out.Contexts[i].Order
+			}
+			if op.Order != nil {
+				c.Order = *op.Order
+			}
+			if i >= 0 {
+				out.Contexts[i] = c
+			} else {
+				out.Contexts = append(out.Contexts, c)
+			}
+		case OpRemoveContext:
+			for j := range out.Contexts {
+				if out.Contexts[j].Name == op.Name {
+					out.Contexts = append(out.Contexts[:j:j], out.Contexts[j+1:]...)
+					break
+				}
+			}
+		case OpSuppressContexts:
+			out.Contexts, out.ContextsSuppressed = nil, true
+		}
+	}
+	return out, nil
+}
+
+func indexSection(ss []Section, name string) int {
+	for i := range ss {
+		if ss[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
