@@ -1,0 +1,218 @@
+package prompt
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Block is one part of a message's content.
+type Block struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+}
+
+// Content is a message body: plain text, or a list of blocks when Blocks is
+// non-nil. It round-trips through JSON in the form it was read.
+type Content struct {
+	Str    string
+	Blocks []Block
+}
+
+// TextContent returns plain-text content.
+func TextContent(s string) Content { return Content{Str: s} }
+
+// Text returns the content as text: the string, or the text blocks joined by
+// newlines.
+func (c Content) Text() string {
+	if c.Blocks == nil {
+		return c.Str
+	}
+	parts := make([]string, 0, len(c.Blocks))
+	for _, b := range c.Blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Simple returns the text when the content is plain text or a single text
+// block; ok is false for anything richer.
+func (c Content) Simple() (string, bool) {
+	if c.Blocks == nil {
+		return c.Str, true
+	}
+	switch {
+	case len(c.Blocks) == 0:
+		return "", true
+	case len(c.Blocks) == 1 && c.Blocks[0].Type == "text":
+		return c.Blocks[0].Text, true
+	}
+	return "", false
+}
+
+// MarshalJSON writes a string or an array of blocks.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Blocks != nil {
+		return json.Marshal(c.Blocks)
+	}
+	return json.Marshal(c.Str)
+}
+
+// UnmarshalJSON accepts a string or an array of blocks.
+func (c *Content) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '[' {
+		var blocks []Block
+		if err := json.Unmarshal(data, &blocks); err != nil {
+			return fmt.Errorf("content blocks: %w", err)
+		}
+		if blocks == nil {
+			blocks = []Block{}
+		}
+		*c = Content{Blocks: blocks}
+		return nil
+	}
+	if string(data) == "null" {
+		*c = Content{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	*c = Content{Str: s}
+	return nil
+}
+
+// ToolRef names a tool declared to or withdrawn from the model.
+type ToolRef struct {
+	Name string `json:"name"`
+}
+
+// Message is a transcript message as the prompt layer sees it. System
+// messages carry section patches and tool changes; others only content.
+type Message struct {
+	Role         string    `json:"role"`
+	Content      Content   `json:"content"`
+	Sections     Patches   `json:"sections,omitempty"`
+	ToolsAdded   []ToolRef `json:"toolsAdded,omitempty"`
+	ToolsRemoved []ToolRef `json:"toolsRemoved,omitempty"`
+	Timestamp    int64     `json:"timestamp"`
+}
+
+// SystemText is the text a system message contributes: its content, then the
+// texts of its non-empty sections, joined by blank lines.
+func SystemText(m Message) string {
+	parts := make([]string, 0, 1+len(m.Sections))
+	if t := m.Content.Text(); t != "" {
+		parts = append(parts, t)
+	}
+	for _, s := range m.Sections {
+		if s.Text != nil && *s.Text != "" {
+			parts = append(parts, *s.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Replay folds every system message of msgs into one: contents appended with
+// blank lines, sections patched in place (new ones appended, nil removes),
+// tools added and removed in order. The result keeps the first system
+// message's timestamp. ok is false when msgs has no system message.
+func Replay(msgs []Message) (Message, bool) {
+	var cur Message
+	found := false
+	var content []string
+	for _, m := range msgs {
+		if m.Role != "system" {
+			continue
+		}
+		if !found {
+			found = true
+			cur = Message{Role: "system", Timestamp: m.Timestamp}
+		}
+		if t := m.Content.Text(); t != "" {
+			content = append(content, t)
+		}
+		for _, p := range m.Sections {
+			if p.Text == nil {
+				cur.Sections = removePatch(cur.Sections, p.Name)
+				continue
+			}
+			cur.Sections = cur.Sections.set(p.Name, p.Text)
+		}
+		for _, t := range m.ToolsRemoved {
+			cur.ToolsAdded = removeTool(cur.ToolsAdded, t.Name)
+		}
+		for _, t := range m.ToolsAdded {
+			cur.ToolsAdded = removeTool(cur.ToolsAdded, t.Name)
+			cur.ToolsAdded = append(cur.ToolsAdded, t)
+		}
+	}
+	if !found {
+		return Message{}, false
+	}
+	cur.Content = TextContent(strings.Join(content, "\n\n"))
+	return cur, true
+}
+
+func removePatch(p Patches, name string) Patches {
+	out := p[:0:0]
+	for _, e := range p {
+		if e.Name != name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func removeTool(list []ToolRef, name string) []ToolRef {
+	out := list[:0:0]
+	for _, t := range list {
+		if t.Name != name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Collapse replaces the first system message with the replay of all of them
+// and drops the others; the rest of the history is unchanged.
+func Collapse(msgs []Message) []Message {
+	head, ok := Replay(msgs)
+	if !ok {
+		return append([]Message(nil), msgs...)
+	}
+	out := make([]Message, 0, len(msgs))
+	placed := false
+	for _, m := range msgs {
+		if m.Role != "system" {
+			out = append(out, m)
+			continue
+		}
+		if !placed {
+			out = append(out, head)
+			placed = true
+		}
+	}
+	return out
+}
+
+// UpdateNote renders a system-message patch as the short note sent in place
+// on routes that take system messages mid-conversation: for each changed
+// section a line naming it and its new text, for each removed one a line
+// saying so.
+func UpdateNote(p Patches) string {
+	parts := make([]string, 0, len(p))
+	for _, e := range p {
+		if e.Text == nil {
+			parts = append(parts, fmt.Sprintf(removedNote, e.Name))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf(updatedNote, e.Name)+"\n\n"+*e.Text)
+	}
+	return strings.Join(parts, "\n\n")
+}
