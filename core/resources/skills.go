@@ -261,3 +261,150 @@ func skillBlock(s Skill, body, args string) string {
 	}
 	return b.String()
 }
+
+// SkillSearch says where [FindSkills] looks. Cwd, AgentDir and Home are
+// directories (AgentDir and Home may be empty to leave their locations out).
+// Project locations are used only when Trusted; otherwise each existing one
+// is reported as skipped with SkipNote (default "project not trusted (use
+// --approve)"). NoDefaults (`--no-skills`) turns off every location except
+// Paths. SettingsPaths are absolute paths from settings.json; Paths are
+// `--skill` values, resolved against Cwd with `~` expanded.
+type SkillSearch struct {
+	Cwd, AgentDir, Home string
+	Trusted             bool
+	SkipNote            string
+	NoDefaults          bool
+	SettingsPaths       []string
+	Paths               []string
+}
+
+// FindSkills discovers skills in this order, the first skill of a name
+// winning: project .pi/skills, .agents/skills in Cwd and each ancestor up to
+// the git root (nearest first; up to the filesystem root outside a
+// repository), agent-dir skills, ~/.agents/skills, settings paths, then
+// `--skill` paths. Loose `*.md` files count only at the top of the .pi and
+// agent-dir skills dirs. An explicit path may name a directory or a markdown
+// file; one that does not exist yields a warning. The same file reached
+// twice is loaded once, silently; a second skill of a taken name yields a
+// collision diagnostic naming both files.
+func FindSkills(s SkillSearch) ([]Skill, []Diagnostic) {
+	var ds diagnostics
+	var lists [][]Skill
+	addDir := func(dir, source string, loose bool) {
+		skills, d := LoadSkillsFromDir(dir, source, loose)
+		lists = append(lists, skills)
+		ds = append(ds, d...)
+	}
+	cwd, _ := filepath.Abs(s.Cwd)
+	note := s.SkipNote
+	if note == "" {
+		note = defaultSkipNote
+	}
+	var userAgents string
+	if s.Home != "" {
+		userAgents = filepath.Join(s.Home, ".agents", "skills")
+	}
+	if !s.NoDefaults {
+		if cwd != "" {
+			proj := filepath.Join(ProjectDir(cwd), "skills")
+			if s.Trusted {
+				addDir(proj, SourceProject, true)
+			} else if isDir(proj) {
+				ds.add(KindSkipped, proj, "project skills in .pi/skills skipped: %s", note)
+			}
+			for _, dir := range agentsSkillDirs(cwd) {
+				if userAgents != "" && sameDir(dir, userAgents) {
+					continue // loaded below as the user's own
+				}
+				if s.Trusted {
+					addDir(dir, SourceProjectAgents, false)
+				} else if isDir(dir) {
+					ds.add(KindSkipped, dir, "project skills in .agents/skills skipped: %s", note)
+				}
+			}
+		}
+		if s.AgentDir != "" {
+			addDir(filepath.Join(s.AgentDir, "skills"), SourceUser, true)
+		}
+		if userAgents != "" {
+			addDir(userAgents, SourceUserAgents, false)
+		}
+		for _, p := range s.SettingsPaths {
+			lists = append(lists, explicitSkills(p, SourceSettings, &ds))
+		}
+	}
+	for _, p := range s.Paths {
+		lists = append(lists, explicitSkills(resolvePath(p, cwd, s.Home), SourceCLI, &ds))
+	}
+	out, d := mergeSkills(lists...)
+	ds = append(ds, d...)
+	return out, ds
+}
+
+// agentsSkillDirs lists .agents/skills in cwd and each ancestor, nearest
+// first, stopping at the nearest directory holding .git.
+func agentsSkillDirs(cwd string) []string {
+	dirs := ancestors(cwd)
+	stop := len(dirs) - 1
+	for i, d := range dirs {
+		if exists(filepath.Join(d, ".git")) {
+			stop = i
+			break
+		}
+	}
+	out := make([]string, 0, stop+1)
+	for _, d := range dirs[:stop+1] {
+		out = append(out, filepath.Join(d, ".agents", "skills"))
+	}
+	return out
+}
+
+func explicitSkills(path, source string, ds *diagnostics) []Skill {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			ds.add(KindWarning, path, "skill path does not exist")
+		} else {
+			ds.add(KindWarning, path, "cannot use skill path: %v", err)
+		}
+		return nil
+	}
+	if fi.IsDir() {
+		skills, d := LoadSkillsFromDir(path, source, false)
+		*ds = append(*ds, d...)
+		return skills
+	}
+	if !strings.HasSuffix(path, ".md") {
+		ds.add(KindWarning, path, "skill path is neither a directory nor a markdown file")
+		return nil
+	}
+	if s, ok := loadSkillFile(path, source, ds); ok {
+		return []Skill{s}
+	}
+	return nil
+}
+
+// mergeSkills concatenates skill lists, keeping the first skill of each name
+// and of each file.
+func mergeSkills(lists ...[]Skill) ([]Skill, []Diagnostic) {
+	var ds diagnostics
+	var out []Skill
+	byName := map[string]int{}
+	files := map[string]bool{}
+	for _, l := range lists {
+		for _, s := range l {
+			real := realPath(s.FilePath)
+			if files[real] {
+				continue
+			}
+			files[real] = true
+			if i, taken := byName[s.Name]; taken {
+				ds.add(KindCollision, s.FilePath, "skill %q already loaded from %s; %s is ignored", s.Name, out[i].FilePath, s.FilePath)
+				continue
+			}
+			byName[s.Name] = len(out)
+			out = append(out, s)
+		}
+	}
+	return out, ds
+}

@@ -1,0 +1,84 @@
+package resources
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ExtensionSearch says where [FindExtensionDirs] looks; the fields mean what
+// they mean in [SkillSearch]. SettingsPaths are absolute; Paths are
+// `--extension` values resolved against Cwd.
+type ExtensionSearch struct {
+	Cwd, AgentDir, Home string
+	Trusted             bool
+	SkipNote            string
+	SettingsPaths       []string
+	Paths               []string
+}
+
+// FindExtensionDirs lists candidate extension package directories, in load
+// order and without duplicates: each subdirectory of agent-dir extensions/,
+// each subdirectory of project .pi/extensions/ (trusted projects only), the
+// settings paths, then the explicit paths. Subdirectories whose name starts
+// with a dot are passed over. An explicit or settings path that is not a
+// directory yields a warning. Whether a directory really holds a package
+// (extension.yaml and a module) is for the extension host to decide.
+func FindExtensionDirs(s ExtensionSearch) ([]string, []Diagnostic) {
+	var ds diagnostics
+	var out []string
+	seen := map[string]bool{}
+	add := func(dir string) {
+		if !seen[dir] {
+			seen[dir] = true
+			out = append(out, dir)
+		}
+	}
+	subdirs := func(dir string) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if isDir(p) {
+				add(p)
+			}
+		}
+	}
+	cwd, _ := filepath.Abs(s.Cwd)
+	if s.AgentDir != "" {
+		if dir, err := filepath.Abs(filepath.Join(s.AgentDir, "extensions")); err == nil {
+			subdirs(dir)
+		}
+	}
+	if cwd != "" {
+		proj := filepath.Join(ProjectDir(cwd), "extensions")
+		if s.Trusted {
+			subdirs(proj)
+		} else if exists(proj) {
+			note := s.SkipNote
+			if note == "" {
+				note = defaultSkipNote
+			}
+			ds.add(KindSkipped, proj, "project extensions in .pi/extensions skipped: %s", note)
+		}
+	}
+	explicit := func(p string) {
+		if !isDir(p) {
+			ds.add(KindWarning, p, "extension path is not a directory")
+			return
+		}
+		add(p)
+	}
+	for _, p := range s.SettingsPaths {
+		explicit(p)
+	}
+	for _, p := range s.Paths {
+		explicit(resolvePath(p, cwd, s.Home))
+	}
+	return out, ds
+}

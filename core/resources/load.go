@@ -1,0 +1,198 @@
+package resources
+
+import (
+	"errors"
+	"path/filepath"
+)
+
+// Config is the input of [Load]: the working directory, the agent dir and
+// home directory (callers pass them in; Load reads no environment), and the
+// command-line options that affect resources.
+//
+// AgentDir defaults to Home/.pi/agent (see [AgentDir]) when empty; with both
+// empty there is no agent dir. Paths in SkillPaths, TemplatePaths,
+// ExtensionPaths and prompt flag values are resolved against Cwd, with `~`
+// expanded against Home.
+type Config struct {
+	Cwd, AgentDir, Home string
+
+	SystemPrompt       []string // --system-prompt values; the last one wins
+	AppendSystemPrompt []string // --append-system-prompt values, in order
+
+	NoContextFiles    bool // --no-context-files
+	NoSkills          bool // --no-skills: only SkillPaths load
+	NoPromptTemplates bool // --no-prompt-templates: only TemplatePaths load
+
+	SkillPaths     []string // --skill
+	TemplatePaths  []string // --prompt-template
+	ExtensionPaths []string // --extension
+
+	Approve   bool // --approve: trust the project for this run
+	NoApprove bool // --no-approve: ignore project-local resources
+}
+
+// Loaded is everything [Load] found. All paths are absolute.
+//
+// CustomPromptSource is the file the custom prompt came from, "cli" for
+// literal flag text, or "" when there is none. AppendParts and AppendSources
+// run in parallel; AppendPrompt is the parts joined with a blank line.
+// ExtensionDirs are candidate extension package directories in load order.
+// Diagnostics holds every problem met, in the order met.
+type Loaded struct {
+	Cwd        string `json:"cwd"`
+	AgentDir   string `json:"agentDir"`
+	ProjectDir string `json:"projectDir"`
+
+	ContextFiles []ContextFile `json:"contextFiles"`
+
+	CustomPrompt       string   `json:"customPrompt,omitempty"`
+	CustomPromptSource string   `json:"customPromptSource,omitempty"`
+	AppendPrompt       string   `json:"appendPrompt,omitempty"`
+	AppendParts        []string `json:"-"`
+	AppendSources      []string `json:"appendSources,omitempty"`
+
+	Skills    []Skill    `json:"skills"`
+	Templates []Template `json:"templates"`
+
+	Settings      Settings     `json:"settings"`
+	Trust         TrustState   `json:"trust"`
+	ExtensionDirs []string     `json:"extensionDirs"`
+	Diagnostics   []Diagnostic `json:"diagnostics"`
+}
+
+// VisibleSkills returns the skills the model is told about.
+func (l *Loaded) VisibleSkills() []Skill {
+	var out []Skill
+	for _, s := range l.Skills {
+		if s.Visible() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ErrNoCwd is returned by [Load] when Config.Cwd is empty.
+var ErrNoCwd = errors.New("resources: no working directory given")
+
+// Load discovers and reads every resource for a run in cfg.Cwd:
+//
+//  1. global settings (agent dir settings.json);
+//  2. project trust (see [DecideTrust]; defaultProjectTrust comes from the
+//     global settings only);
+//  3. project settings (.pi/settings.json), when trusted, layered over the
+//     global ones (see [MergeSettings]);
+//  4. context files, unless NoContextFiles (see [LoadContextFiles]);
+//  5. the custom and appended system prompt (see [PromptFiles]);
+//  6. skills (see [FindSkills]) and prompt templates (see [FindTemplates]);
+//  7. extension package directories (see [FindExtensionDirs]).
+//
+// Problems never stop loading: each becomes a diagnostic and the rest still
+// loads. Project-local resources passed over because the project is not
+// trusted are reported with kind "skipped". The only error is a missing or
+// unusable Cwd.
+func Load(cfg Config) (*Loaded, error) {
+	if cfg.Cwd == "" {
+		return nil, ErrNoCwd
+	}
+	cwd, err := filepath.Abs(cfg.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	agentDir := cfg.AgentDir
+	if agentDir == "" && cfg.Home != "" {
+		agentDir = AgentDir(nil, cfg.Home)
+	}
+	if agentDir != "" {
+		agentDir = resolvePath(agentDir, cwd, cfg.Home)
+	}
+	l := &Loaded{Cwd: cwd, AgentDir: agentDir, ProjectDir: ProjectDir(cwd)}
+	var ds diagnostics
+	collect := func(d []Diagnostic) { ds = append(ds, d...) }
+
+	// Settings and trust.
+	var global Settings
+	var globalFile string
+	if agentDir != "" {
+		globalFile = filepath.Join(agentDir, SettingsFileName)
+		var d []Diagnostic
+		global, d = LoadSettingsFile(globalFile, cfg.Home)
+		collect(d)
+	}
+	trust, d := DecideTrust(TrustInput{
+		AgentDir:      agentDir,
+		Project:       cwd,
+		Approve:       cfg.Approve,
+		NoApprove:     cfg.NoApprove,
+		Default:       global.DefaultProjectTrust,
+		DefaultSource: globalFile,
+	})
+	collect(d)
+	l.Trust = trust
+	skipNote := defaultSkipNote
+	if cfg.NoApprove {
+		skipNote = "project-local resources ignored (--no-approve)"
+	}
+	settings := global
+	projSettings := filepath.Join(l.ProjectDir, SettingsFileName)
+	if trust.Trusted {
+		proj, d := LoadSettingsFile(projSettings, cfg.Home)
+		collect(d)
+		if proj.DefaultProjectTrust != nil {
+			ds.add(KindWarning, projSettings, "defaultProjectTrust is ignored in project settings; set it in %s", filepath.Join(agentDir, SettingsFileName))
+		}
+		settings = MergeSettings(global, proj)
+	} else if isRegularFile(projSettings) {
+		ds.add(KindSkipped, projSettings, "project .pi/%s skipped: %s", SettingsFileName, skipNote)
+	}
+	if settings.Files == nil {
+		settings.Files = []string{}
+	}
+	l.Settings = settings
+
+	// Context files.
+	if !cfg.NoContextFiles {
+		files, d := LoadContextFiles(agentDir, cwd)
+		collect(d)
+		l.ContextFiles = files
+	}
+
+	// System prompt and append.
+	pf := PromptFiles{Cwd: cwd, Home: cfg.Home, ProjectDir: l.ProjectDir, AgentDir: agentDir, Trusted: trust.Trusted, SkipNote: skipNote}
+	text, src, d := pf.SystemPrompt(cfg.SystemPrompt)
+	collect(d)
+	l.CustomPrompt, l.CustomPromptSource = text, src
+	parts, srcs, d := pf.AppendPrompt(cfg.AppendSystemPrompt)
+	collect(d)
+	l.AppendParts, l.AppendSources, l.AppendPrompt = parts, srcs, JoinAppend(parts)
+
+	// Skills and templates.
+	skills, d := FindSkills(SkillSearch{
+		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
+		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoSkills,
+		SettingsPaths: settings.Skills, Paths: cfg.SkillPaths,
+	})
+	collect(d)
+	l.Skills = skills
+	templates, d := FindTemplates(TemplateSearch{
+		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
+		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoPromptTemplates,
+		SettingsPaths: settings.Prompts, Paths: cfg.TemplatePaths,
+	})
+	collect(d)
+	l.Templates = templates
+
+	// Extensions.
+	exts, d := FindExtensionDirs(ExtensionSearch{
+		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
+		Trusted: trust.Trusted, SkipNote: skipNote,
+		SettingsPaths: settings.Extensions, Paths: cfg.ExtensionPaths,
+	})
+	collect(d)
+	l.ExtensionDirs = exts
+
+	l.Diagnostics = ds
+	if l.Diagnostics == nil {
+		l.Diagnostics = []Diagnostic{}
+	}
+	return l, nil
+}

@@ -1,0 +1,329 @@
+package resources
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// SettingsFileName is the name of the settings file in the agent dir and in
+// the project's .pi dir.
+const SettingsFileName = "settings.json"
+
+var (
+	sectionNameRe  = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	variableNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
+
+// SettingsSection is a named prompt section declared in settings.json,
+// either inline (`"text"`) or read from a file (`"file"`, relative to the
+// settings file's directory). Order is nil when the file gave none.
+// Interpolate opts the section into {{variable}} interpolation. Source is
+// "settings:<absolute settings file>".
+type SettingsSection struct {
+	Name        string   `json:"name"`
+	Order       *float64 `json:"order,omitempty"`
+	Text        string   `json:"text"`
+	Interpolate bool     `json:"interpolate,omitempty"`
+	Source      string   `json:"source"`
+}
+
+// Settings is the merged content of the settings files. Paths are absolute:
+// relative entries are resolved against the directory of the settings file
+// that lists them, and `~` against the home directory.
+//
+// Files lists the settings files that were read, global first.
+// DefaultProjectTrust is nil unless the global settings set it.
+type Settings struct {
+	Files               []string          `json:"files"`
+	Skills              []string          `json:"skills,omitempty"`
+	Prompts             []string          `json:"prompts,omitempty"`
+	Extensions          []string          `json:"extensions,omitempty"`
+	DefaultProjectTrust *bool             `json:"defaultProjectTrust,omitempty"`
+	Sections            []SettingsSection `json:"sections,omitempty"`
+	Variables           map[string]string `json:"variables,omitempty"`
+}
+
+// LoadSettingsFile reads one settings.json. A missing file yields empty
+// settings and no diagnostic. Invalid JSON yields an error diagnostic (with
+// the line when it can be told) and empty settings; a bad entry yields a
+// diagnostic naming the file and is left out while the rest loads.
+//
+// Recognised keys: "skills", "prompts", "extensions" (lists of paths),
+// "defaultProjectTrust" (true, false, "trusted" or "untrusted"), "sections"
+// (name → {"order", "file" | "text", "interpolate"}) and "variables"
+// (name → string). Other keys are ignored. Section names must match
+// ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
+// ^[a-z][a-z0-9_]*$. Sections come out sorted by name.
+func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
+	var ds diagnostics
+	var s Settings
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			ds.add(KindError, abs, "cannot read settings: %v", err)
+		}
+		return s, ds
+	}
+	data = bytes.TrimPrefix(data, []byte(bom))
+	s.Files = []string{abs}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return s, ds
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line = lineAt(data, se.Offset)
+		case errors.As(err, &te):
+			line = lineAt(data, te.Offset)
+			err = errors.New("settings must be a JSON object")
+		}
+		ds.addLine(KindError, abs, line, "invalid settings JSON: %v", err)
+		return s, ds
+	}
+	dir := filepath.Dir(abs)
+	lineOf := func(key string) int { return keyLine(data, key) }
+
+	s.Skills = settingsPaths(top, "skills", dir, home, abs, lineOf, &ds)
+	s.Prompts = settingsPaths(top, "prompts", dir, home, abs, lineOf, &ds)
+	s.Extensions = settingsPaths(top, "extensions", dir, home, abs, lineOf, &ds)
+
+	if raw, ok := top["defaultProjectTrust"]; ok {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		switch v := v.(type) {
+		case bool:
+			s.DefaultProjectTrust = &v
+		case string:
+			switch strings.ToLower(v) {
+			case "trusted":
+				t := true
+				s.DefaultProjectTrust = &t
+			case "untrusted":
+				f := false
+				s.DefaultProjectTrust = &f
+			default:
+				ds.addLine(KindWarning, abs, lineOf("defaultProjectTrust"), "defaultProjectTrust must be true, false, \"trusted\" or \"untrusted\", not %q", v)
+			}
+		case nil:
+		default:
+			ds.addLine(KindWarning, abs, lineOf("defaultProjectTrust"), "defaultProjectTrust must be true, false, \"trusted\" or \"untrusted\"")
+		}
+	}
+
+	if raw, ok := top["variables"]; ok && !isJSONNull(raw) {
+		var vars map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &vars); err != nil {
+			ds.addLine(KindWarning, abs, lineOf("variables"), "variables must be an object of names to text")
+		} else {
+			for _, name := range sortedKeys(vars) {
+				if !variableNameRe.MatchString(name) {
+					ds.addLine(KindWarning, abs, lineOf(name), "variable %q left out: names must match ^[a-z][a-z0-9_]*$", name)
+					continue
+				}
+				var val string
+				if err := json.Unmarshal(vars[name], &val); err != nil || isJSONNull(vars[name]) {
+					ds.addLine(KindWarning, abs, lineOf(name), "variable %q left out: its value must be text", name)
+					continue
+				}
+				if s.Variables == nil {
+					s.Variables = map[string]string{}
+				}
+				s.Variables[name] = val
+			}
+		}
+	}
+
+	if raw, ok := top["sections"]; ok && !isJSONNull(raw) {
+		var secs map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &secs); err != nil {
+			ds.addLine(KindWarning, abs, lineOf("sections"), "sections must be an object of names to section settings")
+		} else {
+			for _, name := range sortedKeys(secs) {
+				if sec, ok := parseSection(name, secs[name], abs, dir, home, lineOf(name), &ds); ok {
+					s.Sections = append(s.Sections, sec)
+				}
+			}
+		}
+	}
+	return s, ds
+}
+
+type sectionJSON struct {
+	Order       *float64 `json:"order"`
+	File        *string  `json:"file"`
+	Text        *string  `json:"text"`
+	Interpolate bool     `json:"interpolate"`
+}
+
+func parseSection(name string, raw json.RawMessage, file, dir, home string, line int, ds *diagnostics) (SettingsSection, bool) {
+	if name == "preamble" {
+		ds.addLine(KindError, file, line, "section %q left out: the preamble cannot be set from settings (use SYSTEM.md or --system-prompt)", name)
+		return SettingsSection{}, false
+	}
+	if !sectionNameRe.MatchString(name) {
+		ds.addLine(KindError, file, line, "section %q left out: names must match ^[a-z][a-z0-9_-]*$", name)
+		return SettingsSection{}, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var sj sectionJSON
+	if err := dec.Decode(&sj); err != nil {
+		ds.addLine(KindError, file, line, "section %q left out: %v", name, err)
+		return SettingsSection{}, false
+	}
+	sec := SettingsSection{Name: name, Order: sj.Order, Interpolate: sj.Interpolate, Source: "settings:" + file}
+	switch {
+	case sj.File != nil && sj.Text != nil:
+		ds.addLine(KindError, file, line, "section %q left out: give either \"file\" or \"text\", not both", name)
+		return SettingsSection{}, false
+	case sj.Text != nil:
+		sec.Text = *sj.Text
+	case sj.File != nil:
+		p := resolvePath(*sj.File, dir, home)
+		text, err := readText(p)
+		if err != nil {
+			ds.addLine(KindError, file, line, "section %q left out: cannot read %s: %v", name, p, err)
+			return SettingsSection{}, false
+		}
+		sec.Text = text
+	default:
+		ds.addLine(KindError, file, line, "section %q left out: it needs \"file\" or \"text\"", name)
+		return SettingsSection{}, false
+	}
+	return sec, true
+}
+
+func settingsPaths(top map[string]json.RawMessage, key, dir, home, file string, lineOf func(string) int, ds *diagnostics) []string {
+	raw, ok := top[key]
+	if !ok || isJSONNull(raw) {
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		ds.addLine(KindWarning, file, lineOf(key), "%s must be a list of paths", key)
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, p := range list {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		out = append(out, resolvePath(p, dir, home))
+	}
+	return out
+}
+
+// MergeSettings layers over on top of base and returns the result (the
+// inputs are not modified). Files and path lists are concatenated (base
+// first, duplicates dropped); a section or variable of over replaces the one
+// of the same name in base, keeping its position, and new sections are
+// appended. DefaultProjectTrust is taken from base only: a project cannot
+// vouch for itself.
+func MergeSettings(base, over Settings) Settings {
+	out := Settings{
+		Files:               appendUnique(nil, base.Files, over.Files),
+		Skills:              appendUnique(nil, base.Skills, over.Skills),
+		Prompts:             appendUnique(nil, base.Prompts, over.Prompts),
+		Extensions:          appendUnique(nil, base.Extensions, over.Extensions),
+		DefaultProjectTrust: base.DefaultProjectTrust,
+	}
+	out.Sections = append(out.Sections, base.Sections...)
+	for _, sec := range over.Sections {
+		replaced := false
+		for i := range out.Sections {
+			if out.Sections[i].Name == sec.Name {
+				out.Sections[i] = sec
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out.Sections = append(out.Sections, sec)
+		}
+	}
+	if len(base.Variables)+len(over.Variables) > 0 {
+		out.Variables = map[string]string{}
+		for k, v := range base.Variables {
+			out.Variables[k] = v
+		}
+		for k, v := range over.Variables {
+			out.Variables[k] = v
+		}
+	}
+	return out
+}
+
+func appendUnique(dst []string, lists ...[]string) []string {
+	seen := map[string]bool{}
+	for _, s := range dst {
+		seen[s] = true
+	}
+	for _, l := range lists {
+		for _, s := range l {
+			if !seen[s] {
+				seen[s] = true
+				dst = append(dst, s)
+			}
+		}
+	}
+	return dst
+}
+
+func isJSONNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// lineAt returns the 1-based line holding byte offset off (offsets past the
+// end count as the last line).
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// keyLine finds the line of the first occurrence of "key" followed by a
+// colon, as a best-effort location for a diagnostic; 0 when not found.
+func keyLine(data []byte, key string) int {
+	quoted, _ := json.Marshal(key)
+	from := 0
+	for {
+		i := bytes.Index(data[from:], quoted)
+		if i < 0 {
+			return 0
+		}
+		at := from + i
+		rest := bytes.TrimLeft(data[at+len(quoted):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return lineAt(data, int64(at))
+		}
+		from = at + len(quoted)
+	}
+}
