@@ -171,6 +171,9 @@ func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta f
 			return out.result(), nil
 		}
 		if err != nil {
+			if ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
+				return out.result(), &StreamError{Provider: label, Reason: "connection closed in the middle of the stream (unexpected EOF)"}
+			}
 			return out.result(), ctxError(ctx, label, "reading stream", err)
 		}
 		done, err := sink.event(ev)
