@@ -45,10 +45,10 @@ func Build(opts Options) (*Assembly, error) {
 		a.Sections = append(a.Sections, Section{Name: "addendum", Order: OrderAddendum, Text: wrap("addendum", opts.AppendText), Source: src})
 	}
 	if len(opts.ContextFiles) > 0 {
-		builtin("project_context", OrderProjectContext, wrap("project_context", projectContextText(opts.ContextFiles)))
+		builtin("project_context", OrderProjectContext, projectContextText(opts.ContextFiles))
 	}
 	if (contains(selected, "read") || contains(selected, "bash")) && anyVisible(opts.Skills) {
-		builtin("skills", OrderSkills, wrap("skills", skillsText(opts.Skills)))
+		builtin("skills", OrderSkills, skillsText(opts.Skills))
 	}
 	builtin("cwd", OrderCwd, wrap("cwd", strings.ReplaceAll(opts.Cwd, `\`, "/")))
 
@@ -198,11 +198,12 @@ func rulesText(selected []string, catalog []Tool, extra []string) string {
 
 func projectContextText(files []ContextFile) string {
 	var b strings.Builder
-	size := len(projectContextIntro)
+	size := len(projectContextIntro) + 40
 	for _, f := range files {
-		size += len(f.Path) + len(f.Content) + 64
+		size += len(f.Path) + len(f.Content) + 52
 	}
 	b.Grow(size)
+	b.WriteString("<project_context>\n")
 	b.WriteString(projectContextIntro)
 	for _, f := range files {
 		b.WriteString("\n\n<project_instructions path=\"")
@@ -211,6 +212,7 @@ func projectContextText(files []ContextFile) string {
 		b.WriteString(f.Content)
 		b.WriteString("\n</project_instructions>")
 	}
+	b.WriteString("\n</project_context>")
 	return b.String()
 }
 
@@ -225,11 +227,12 @@ func anyVisible(skills []Skill) bool {
 
 func skillsText(skills []Skill) string {
 	var b strings.Builder
-	size := len(skillsIntro) + 40
+	size := len(skillsIntro) + 60
 	for _, s := range skills {
-		size += len(s.Name) + len(s.Description) + len(s.Location) + 96
+		size += escapedLen(s.Name) + escapedLen(s.Description) + escapedLen(s.Location) + 97
 	}
 	b.Grow(size)
+	b.WriteString("<skills>\n")
 	b.WriteString(skillsIntro)
 	b.WriteString("\n\n<available_skills>")
 	for _, s := range skills {
@@ -244,8 +247,24 @@ func skillsText(skills []Skill) string {
 		xmlEscape(&b, s.Location)
 		b.WriteString("</location>\n  </skill>")
 	}
-	b.WriteString("\n</available_skills>")
+	b.WriteString("\n</available_skills>\n</skills>")
 	return b.String()
+}
+
+// escapedLen is len(s) after xmlEscape, so builders are sized once.
+func escapedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '&':
+			n += 4
+		case '<', '>':
+			n += 3
+		case '"', '\'':
+			n += 5
+		}
+	}
+	return n
 }
 
 // xmlEscape escapes the five XML specials; '&' is handled in the same pass,
