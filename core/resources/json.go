@@ -26,7 +26,7 @@ func (t Template) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Name         string `json:"name"`
 		Description  string `json:"description"`
-		ArgumentHint string `json:"argumentHint,omitempty"`
+		ArgumentHint string `json:"argumentHint"`
 		Path         string `json:"path"`
 		Source       string `json:"source,omitempty"`
 	}{t.Name, t.Description, t.ArgumentHint, t.FilePath, t.Source})

@@ -191,6 +191,19 @@ func Load(cfg Config) (*Loaded, error) {
 	l.ExtensionDirs = exts
 
 	l.Diagnostics = ds
+	// Empty lists, not nulls, in JSON.
+	if l.ContextFiles == nil {
+		l.ContextFiles = []ContextFile{}
+	}
+	if l.Skills == nil {
+		l.Skills = []Skill{}
+	}
+	if l.Templates == nil {
+		l.Templates = []Template{}
+	}
+	if l.ExtensionDirs == nil {
+		l.ExtensionDirs = []string{}
+	}
 	if l.Diagnostics == nil {
 		l.Diagnostics = []Diagnostic{}
 	}
