@@ -1,0 +1,329 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/prompt"
+)
+
+// SourceOf is the provenance recorded for what an extension contributes.
+func SourceOf(ext string) string { return "extension:" + ext }
+
+// StartResult is what the before_agent_start chain produced.
+type StartResult struct {
+	// Options are the prompt options with every extension's edits applied.
+	Options prompt.Options
+	// Messages are texts extensions asked to inject before the user's input,
+	// in load order.
+	Messages []Injected
+	// Forced is the forced prompt of the last extension that forced one; it
+	// replaces the system text of the outgoing request only.
+	Forced *Forced
+}
+
+// Injected is a message an extension injects into the conversation.
+type Injected struct {
+	Extension string `json:"extension"`
+	Text      string `json:"text"`
+}
+
+// Forced is a whole prompt an extension forces for this run.
+type Forced struct {
+	Extension string `json:"extension"`
+	Text      string `json:"text"`
+}
+
+// BeforeAgentStart runs the before_agent_start chain: each handler sees the
+// options as the earlier ones left them. A handler whose result holds an
+// invalid op fails as a whole (none of its ops apply).
+func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts prompt.Options) (StartResult, error) {
+	out := StartResult{Options: opts}
+	for _, h := range d.handlers {
+		if !h.Handles(abi.HookBeforeAgentStart) {
+			continue
+		}
+		view := newOptionsView(out.Options)
+		ev, err := view.event(input)
+		if err == nil {
+			var res abi.BeforeAgentStartResult
+			res, err = h.BeforeAgentStart(ctx, ev, view.fetch)
+			if err == nil {
+				err = abi.ValidateOps(abi.HookBeforeAgentStart, res.Ops)
+				if err != nil {
+					err = fmt.Errorf("%w: %v", ErrInvalidResult, err)
+				}
+			}
+			if err == nil {
+				out.Options = applyStartOps(out.Options, res.Ops, SourceOf(h.Name()))
+				if res.Message != "" {
+					out.Messages = append(out.Messages, Injected{Extension: h.Name(), Text: res.Message})
+				}
+				if res.ForcePrompt != nil {
+					out.Forced = &Forced{Extension: h.Name(), Text: *res.ForcePrompt}
+				}
+				continue
+			}
+		}
+		if ferr := d.fail(h, abi.HookBeforeAgentStart, err); ferr != nil {
+			return StartResult{}, ferr
+		}
+	}
+	return out, nil
+}
+
+// optionsView renders the options once so a handler can see the prompt so
+// far and fetch section texts; it only renders when asked.
+type optionsView struct {
+	opts     prompt.Options
+	rendered *prompt.Rendered
+	err      error
+}
+
+func newOptionsView(o prompt.Options) *optionsView { return &optionsView{opts: o} }
+
+func (v *optionsView) render() (*prompt.Rendered, error) {
+	if v.rendered == nil && v.err == nil {
+		a, err := prompt.Build(v.opts)
+		if err == nil {
+			var r prompt.Rendered
+			r, err = prompt.Render(a)
+			v.rendered = &r
+		}
+		v.err = err
+	}
+	return v.rendered, v.err
+}
+
+func (v *optionsView) event(input string) (abi.BeforeAgentStartEvent, error) {
+	r, err := v.render()
+	if err != nil {
+		return abi.BeforeAgentStartEvent{}, fmt.Errorf("render the prompt so far: %w", err)
+	}
+	o := v.opts
+	ev := abi.BeforeAgentStartEvent{
+		Input: input,
+		Options: abi.Options{
+			CustomPrompt: o.CustomPrompt,
+			AppendText:   o.AppendText,
+			Tools:        o.SelectedTools(),
+			Guidelines:   o.Guidelines,
+			Cwd:          o.Cwd,
+		},
+	}
+	for _, s := range r.Sections {
+		ev.Options.Sections = append(ev.Options.Sections, abi.SectionInfo{Name: s.Name, Order: s.Order, Source: s.Source, Bytes: len(s.Text)})
+	}
+	for _, f := range o.ContextFiles {
+		ev.Options.ContextFiles = append(ev.Options.ContextFiles, f.Path)
+	}
+	for _, s := range o.Skills {
+		ev.Options.Skills = append(ev.Options.Skills, s.Name)
+	}
+	if len(r.Text) <= abi.InlinePromptMax {
+		ev.SystemPrompt = r.Text
+	} else {
+		ev.SystemPromptBytes = len(r.Text)
+	}
+	return ev, nil
+}
+
+func (v *optionsView) fetch(key string) ([]byte, bool) {
+	switch {
+	case key == abi.KeySystemPrompt:
+		if r, err := v.render(); err == nil {
+			return []byte(r.Text), true
+		}
+	case key == abi.KeySkills:
+		b, err := json.Marshal(v.opts.Skills)
+		return b, err == nil
+	case strings.HasPrefix(key, abi.KeyContextPrefix):
+		p := strings.TrimPrefix(key, abi.KeyContextPrefix)
+		for _, f := range v.opts.ContextFiles {
+			if f.Path == p {
+				return []byte(f.Content), true
+			}
+		}
+	case strings.HasPrefix(key, abi.KeySectionPrefix):
+		name := strings.TrimPrefix(key, abi.KeySectionPrefix)
+		if r, err := v.render(); err == nil {
+			for _, s := range r.Sections {
+				if s.Name == name {
+					return []byte(s.Text), true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// applyStartOps applies validated before_agent_start ops to a copy of o.
+func applyStartOps(o prompt.Options, ops []abi.Op, source string) prompt.Options {
+	o.Sections = append([]prompt.SectionSpec(nil), o.Sections...)
+	o.Variables = append([]prompt.Variable(nil), o.Variables...)
+	o.Guidelines = append([]string(nil), o.Guidelines...)
+	for _, op := range ops {
+		switch op.Op {
+		case abi.OpSetSection:
+			o.Sections = append(o.Sections, prompt.SectionSpec{
+				Name: op.Name, Text: op.Text, Order: op.Order,
+				Interpolate: op.Interpolate, Complete: op.Complete, Source: source,
+			})
+		case abi.OpRemoveSection:
+			// An empty layer of the same name replaces a built-in in place
+			// and then drops out; earlier extra layers go away with it.
+			kept := o.Sections[:0]
+			for _, s := range o.Sections {
+				if s.Name != op.Name {
+					kept = append(kept, s)
+				}
+			}
+			o.Sections = append(kept, prompt.SectionSpec{Name: op.Name, Source: source})
+		case abi.OpSetVariable:
+			o.Variables = setVariable(o.Variables, prompt.Variable{Name: op.Name, Value: op.Value})
+		case abi.OpSetCustomPrompt:
+			o.CustomPrompt, o.CustomPromptSource = op.Text, source
+		case abi.OpSetAppend:
+			o.AppendText, o.AppendTextSource = op.Text, source
+		case abi.OpAddGuideline:
+			o.Guidelines = append(o.Guidelines, op.Text)
+		case abi.OpSetTools:
+			o.Tools = append([]string{}, op.Tools...)
+		}
+	}
+	return o
+}
+
+func setVariable(vs []prompt.Variable, v prompt.Variable) []prompt.Variable {
+	for i := range vs {
+		if vs[i].Name == v.Name {
+			vs[i] = v
+			return vs
+		}
+	}
+	return append(vs, v)
+}
+
+// Assemble runs the system-prompt/assemble waterfall over a. Each handler
+// receives the assembly as the previous one left it; a skipped failure
+// leaves it unchanged. The complete-section and suppressed-context rules of
+// prompt.Waterfall apply to the final result.
+func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.Assembly, error) {
+	var steps []prompt.Step
+	for _, h := range d.handlers {
+		if !h.Handles(abi.HookAssemble) {
+			continue
+		}
+		steps = append(steps, func(cur *prompt.Assembly) (*prompt.Assembly, error) {
+			next, err := assembleOnce(ctx, h, cur)
+			if err != nil {
+				if ferr := d.fail(h, abi.HookAssemble, err); ferr != nil {
+					return nil, ferr
+				}
+				return nil, nil
+			}
+			return next, nil
+		})
+	}
+	if len(steps) == 0 {
+		return a, nil
+	}
+	out, err := prompt.Waterfall(a, steps...)
+	if err != nil {
+		var ae *AbortError
+		if errors.As(err, &ae) {
+			return nil, ae
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func assembleOnce(ctx context.Context, h Handler, cur *prompt.Assembly) (*prompt.Assembly, error) {
+	ev := toAssembleEvent(cur)
+	fetch := func(key string) ([]byte, bool) {
+		if name, ok := strings.CutPrefix(key, abi.KeySectionPrefix); ok {
+			if s, found := cur.Section(name); found {
+				return []byte(s.Text), true
+			}
+		}
+		return nil, false
+	}
+	res, err := h.Assemble(ctx, ev, fetch)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Ops) == 0 {
+		return nil, nil
+	}
+	next, err := abi.ApplyAssemble(ev, res.Ops)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidResult, err)
+	}
+	touched := map[string]bool{}
+	for _, op := range res.Ops {
+		if op.Op == abi.OpSetSection {
+			touched[op.Name] = true
+		}
+	}
+	return fromAssembleEvent(next, cur, touched, SourceOf(h.Name()))
+}
+
+func toAssembleEvent(a *prompt.Assembly) abi.AssembleEvent {
+	ev := abi.AssembleEvent{
+		Sections:           make([]abi.Section, len(a.Sections)),
+		ContextsSuppressed: a.SuppressContexts,
+	}
+	for i, s := range a.Sections {
+		ev.Sections[i] = abi.Section{Name: s.Name, Order: s.Order, Text: s.Text, Interpolate: s.Interpolate, Complete: s.Complete, Source: s.Source}
+	}
+	for _, c := range a.Contexts {
+		ev.Contexts = append(ev.Contexts, abi.Context{Name: c.Name, Order: c.Order, Text: c.Text})
+	}
+	for _, t := range a.Tools {
+		ev.Tools = append(ev.Tools, t.Name)
+	}
+	for _, v := range a.Variables {
+		ev.Variables = append(ev.Variables, abi.Variable{Name: v.Name, Value: v.Value})
+	}
+	return ev
+}
+
+func fromAssembleEvent(ev abi.AssembleEvent, prev *prompt.Assembly, touched map[string]bool, source string) (*prompt.Assembly, error) {
+	out := &prompt.Assembly{SuppressContexts: ev.ContextsSuppressed}
+	for _, s := range ev.Sections {
+		src := s.Source
+		if touched[s.Name] {
+			src = source
+		}
+		out.Sections = append(out.Sections, prompt.Section{Name: s.Name, Order: s.Order, Text: s.Text, Interpolate: s.Interpolate, Complete: s.Complete, Source: src})
+	}
+	for _, c := range ev.Contexts {
+		out.Contexts = append(out.Contexts, prompt.Context{Name: c.Name, Order: c.Order, Text: c.Text})
+	}
+	for _, v := range ev.Variables {
+		out.Variables = append(out.Variables, prompt.Variable{Name: v.Name, Value: v.Value})
+	}
+	for _, name := range ev.Tools {
+		decl := prompt.ToolDecl{Name: name}
+		for _, t := range prev.Tools {
+			if t.Name == name {
+				decl = t
+			}
+		}
+		if decl.Parameters == nil {
+			for _, t := range prompt.BuiltinTools() {
+				if t.Name == name {
+					decl = prompt.ToolDecl{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+				}
+			}
+		}
+		out.Tools = append(out.Tools, decl)
+	}
+	out.Sort()
+	return out, nil
+}
