@@ -1,0 +1,412 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/piwasm/pi/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// FetchFunc supplies the lazily fetched keys of one call (abi.KeySkills,
+// abi.KeySystemPrompt, abi.KeyContextPrefix+path, abi.KeySectionPrefix+name).
+// It is called only when the guest asks for a key, at most once per key and
+// call; ok=false answers "not found". Nil means no lazy keys.
+type FetchFunc func(key string) (value []byte, ok bool)
+
+// FetchMap returns a FetchFunc serving the entries of m.
+func FetchMap(m map[string][]byte) FetchFunc {
+	return func(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
+}
+
+// Extension is a loaded extension: its manifest, its compiled module and
+// (at most) one live instance, reused across calls. Calls to one extension
+// are serialized; different extensions may be called concurrently.
+type Extension struct {
+	rt          *Runtime
+	pkg         *Package
+	limits      abi.Limits
+	caps        abi.Capabilities // granted
+	config      []byte           // manifest config as JSON
+	commands    []abi.CommandInfo
+	exports     []string
+	compileTime time.Duration
+
+	compiled *extism.CompiledPlugin
+
+	mu      sync.Mutex
+	inst    *instance
+	call    *callState // the call in progress (host functions read it)
+	closed  bool
+	retired int
+}
+
+// Name returns the extension's name.
+func (e *Extension) Name() string { return e.pkg.Manifest.Name }
+
+// Manifest returns the parsed manifest.
+func (e *Extension) Manifest() abi.Manifest { return e.pkg.Manifest }
+
+// Dir returns the package directory.
+func (e *Extension) Dir() string { return e.pkg.Dir }
+
+// SHA256 returns the hex SHA-256 of the module.
+func (e *Extension) SHA256() string { return e.pkg.SHA256 }
+
+// Size returns the module's size in bytes.
+func (e *Extension) Size() int { return e.pkg.Size }
+
+// Handles reports whether the manifest declares hook.
+func (e *Extension) Handles(hook string) bool { return e.pkg.Manifest.Handles(hook) }
+
+// Failure returns the failure policy, abi.FailureSkip or abi.FailureAbort.
+func (e *Extension) Failure() string { return e.pkg.Manifest.FailurePolicy() }
+
+// Limits returns the effective per-call limits.
+func (e *Extension) Limits() abi.Limits { return e.limits }
+
+// Granted returns the capabilities in force (requested and granted).
+func (e *Extension) Granted() abi.Capabilities { return e.caps }
+
+// Commands returns the slash commands the extension offers: the manifest's
+// list, or, when that is empty, what the module's pi_commands export
+// reported at load.
+func (e *Extension) Commands() []abi.CommandInfo { return e.commands }
+
+// Exports returns the module's exported function names, sorted.
+func (e *Extension) Exports() []string { return e.exports }
+
+// CompileTime returns how long compiling the module took at load (short
+// when the compilation cache had it).
+func (e *Extension) CompileTime() time.Duration { return e.compileTime }
+
+// Retired returns how many instances were thrown away after failed calls.
+func (e *Extension) Retired() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.retired
+}
+
+// Close releases the instance and the compiled module. Later calls fail
+// with CauseUnavailable.
+func (e *Extension) Close(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if e.inst != nil {
+		e.inst.close()
+		e.inst = nil
+	}
+	return e.compiled.Close(ctx)
+}
+
+// open compiles pkg, warms one instance and verifies its exports and ABI
+// version.
+func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool) (*Extension, []Diagnostic) {
+	m := pkg.Manifest
+	e := &Extension{rt: r, pkg: pkg, limits: m.Limits.Effective()}
+	var diags []Diagnostic
+	diag := func(kind, path, format string, args ...any) {
+		diags = append(diags, Diagnostic{Kind: kind, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
+	}
+	caps, missing, stale := effective(m.Capabilities, g, hasGrant, pkg.SHA256)
+	e.caps = caps
+	switch {
+	case stale:
+		diag(DiagGrant, pkg.ModulePath, "the module changed since its grant (granted for sha256 %s, now %s); requested capabilities are not granted: %s",
+			short(g.SHA256), short(pkg.SHA256), describeCaps(m.Capabilities))
+	case !missing.Empty():
+		diag(DiagGrant, pkg.ManifestPath, "requested but not granted: %s", describeCaps(missing))
+	}
+	cfg, err := m.ConfigJSON()
+	if err != nil {
+		diag(DiagManifest, pkg.ManifestPath, "%v", err)
+		return nil, diags
+	}
+	e.config = cfg
+
+	rc := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32(e.limits.MemoryMiB) * 16).
+		WithCompilationCache(r.cache)
+	manifest := extism.Manifest{
+		Wasm:         []extism.Wasm{extism.WasmData{Data: pkg.wasm, Name: "main"}},
+		AllowedHosts: caps.Network,
+		Memory: &extism.ManifestMemory{
+			MaxPages:             uint32(e.limits.MemoryMiB) * 16,
+			MaxHttpResponseBytes: int64(e.limits.OutputKiB) << 10,
+			MaxVarBytes:          64 << 10,
+		},
+	}
+	start := time.Now()
+	e.compiled, err = extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: true}, e.hostFunctions())
+	e.compileTime = time.Since(start)
+	if err != nil {
+		diag(DiagCompile, pkg.ModulePath, "%v", err)
+		return nil, diags
+	}
+	fail := func(kind, format string, args ...any) (*Extension, []Diagnostic) {
+		diag(kind, pkg.ModulePath, format, args...)
+		e.Close(ctx)
+		return nil, diags
+	}
+
+	inst, err := e.newInstance(ctx)
+	if err != nil {
+		return fail(DiagInstantiate, "%v", err)
+	}
+	e.inst = inst
+	defs := inst.main.ExportedFunctionDefinitions()
+	for name := range defs {
+		e.exports = append(e.exports, name)
+	}
+	sort.Strings(e.exports)
+	hookSig := func(name string) error {
+		d, ok := defs[name]
+		if !ok {
+			return fmt.Errorf("missing export %s", name)
+		}
+		if len(d.ParamTypes()) != 0 || len(d.ResultTypes()) != 1 || d.ResultTypes()[0] != api.ValueTypeI32 {
+			return fmt.Errorf("export %s must have type () -> i32", name)
+		}
+		return nil
+	}
+	if err := hookSig(abi.ExportABIVersion); err != nil {
+		return fail(DiagExports, "%v: not a pi extension module", err)
+	}
+	v, err := inst.abiVersion(ctx, e.initTimeout())
+	if err != nil {
+		return fail(DiagInstantiate, "%s: %v", abi.ExportABIVersion, err)
+	}
+	if v != abi.Version {
+		return fail(DiagABI, "module speaks ABI %d; this host speaks ABI %d", v, abi.Version)
+	}
+	var missingExports []string
+	for _, h := range m.Hooks {
+		if err := hookSig(abi.ExportFor(h)); err != nil {
+			missingExports = append(missingExports, fmt.Sprintf("%v (hook %s)", err, h))
+		}
+	}
+	if len(missingExports) > 0 {
+		return fail(DiagExports, "%s", strings.Join(missingExports, "; "))
+	}
+	e.commands = m.Commands
+	if m.Handles(abi.HookCommand) && len(m.Commands) == 0 {
+		if err := hookSig(abi.ExportCommands); err != nil {
+			return fail(DiagExports, "%v: the manifest lists no commands", err)
+		}
+		var list []abi.CommandInfo
+		if err := e.Call(ctx, abi.ExportCommands, struct{}{}, nil, &list); err != nil {
+			return fail(DiagInstantiate, "listing commands: %v", err)
+		}
+		for _, c := range list {
+			probe := abi.Manifest{Name: m.Name, ABI: abi.Version, Hooks: []string{abi.HookCommand}, Commands: []abi.CommandInfo{c}}
+			if errs := probe.Validate(); len(errs) > 0 {
+				return fail(DiagExports, "pi_commands: %v", errs[0])
+			}
+		}
+		e.commands = list
+	}
+	return e, diags
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func (e *Extension) timeout() time.Duration { return time.Duration(e.limits.TimeoutMs) * time.Millisecond }
+
+// initTimeout bounds instantiation and the runtime's own initialization,
+// which for a standard-Go guest takes a few milliseconds.
+func (e *Extension) initTimeout() time.Duration {
+	return max(e.timeout(), time.Second)
+}
+
+// BeforeAgentStart calls the before_agent_start hook. fetch supplies the
+// lazily fetched keys (context files, sections, skills, system prompt).
+// The result's ops are validated for the hook.
+func (e *Extension) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch FetchFunc) (abi.BeforeAgentStartResult, error) {
+	var res abi.BeforeAgentStartResult
+	err := e.hook(ctx, abi.HookBeforeAgentStart, ev, fetch, &res)
+	if err == nil {
+		if verr := abi.ValidateOps(abi.HookBeforeAgentStart, res.Ops); verr != nil {
+			return abi.BeforeAgentStartResult{}, e.callErr(abi.HookBeforeAgentStart, CauseInvalidResult, verr)
+		}
+	}
+	return res, err
+}
+
+// Assemble calls the system-prompt/assemble hook. An empty result means
+// unchanged; apply a result with abi.ApplyAssemble.
+func (e *Extension) Assemble(ctx context.Context, ev abi.AssembleEvent) (abi.AssembleResult, error) {
+	var res abi.AssembleResult
+	err := e.hook(ctx, abi.HookAssemble, ev, nil, &res)
+	if err == nil {
+		if verr := abi.ValidateOps(abi.HookAssemble, res.Ops); verr != nil {
+			return abi.AssembleResult{}, e.callErr(abi.HookAssemble, CauseInvalidResult, verr)
+		}
+	}
+	return res, err
+}
+
+// Input calls the input hook. An empty action is returned as
+// abi.ActionContinue.
+func (e *Extension) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResult, error) {
+	var res abi.InputResult
+	if err := e.hook(ctx, abi.HookInput, ev, nil, &res); err != nil {
+		return abi.InputResult{}, err
+	}
+	switch res.Action {
+	case "":
+		res.Action = abi.ActionContinue
+	case abi.ActionContinue, abi.ActionTransform, abi.ActionHandled:
+	default:
+		return abi.InputResult{}, e.callErr(abi.HookInput, CauseInvalidResult, fmt.Errorf("unknown action %q", res.Action))
+	}
+	return res, nil
+}
+
+// Command runs a slash command of this extension (ev.Name is the
+// extension's own command name).
+func (e *Extension) Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandResult, error) {
+	var res abi.CommandResult
+	err := e.hook(ctx, abi.HookCommand, ev, nil, &res)
+	return res, err
+}
+
+func (e *Extension) hook(ctx context.Context, hook string, ev any, fetch FetchFunc, res any) error {
+	if !e.Handles(hook) {
+		return e.callErr(hook, CauseUnavailable, fmt.Errorf("the manifest does not declare this hook"))
+	}
+	return e.Call(ctx, abi.ExportFor(hook), ev, fetch, res)
+}
+
+// Call calls export with event (encoded as JSON unless it is a
+// json.RawMessage) and decodes the envelope's result into res (which may
+// be nil). It is the general form behind the typed calls, for tools such as
+// `pi ext test`; it does not validate ops. Errors are *CallError.
+func (e *Extension) Call(ctx context.Context, export string, event any, fetch FetchFunc, res any) error {
+	hook := hookOf(export)
+	var in []byte
+	switch v := event.(type) {
+	case json.RawMessage:
+		in = v
+	case []byte:
+		in = v
+	default:
+		b, err := json.Marshal(event)
+		if err != nil {
+			return e.callErr(hook, CauseUnavailable, fmt.Errorf("encoding event: %w", err))
+		}
+		in = b
+	}
+	out, inst, err := e.invoke(ctx, hook, export, in, fetch)
+	if err != nil {
+		return err
+	}
+	if err := abi.DecodeEnvelope(out, res); err != nil {
+		var ge *abi.GuestError
+		if errors.As(err, &ge) {
+			return e.callErr(hook, CauseGuestError, err)
+		}
+		e.retireIf(inst)
+		return e.callErr(hook, CauseBadEnvelope, err)
+	}
+	return nil
+}
+
+func hookOf(export string) string {
+	for _, h := range abi.Hooks {
+		if abi.ExportFor(h) == export {
+			return h
+		}
+	}
+	return export
+}
+
+func (e *Extension) callErr(hook string, cause Cause, err error) *CallError {
+	return &CallError{Extension: e.Name(), Hook: hook, Cause: cause, Err: err}
+}
+
+// retireIf retires inst after a malformed envelope, unless another call
+// already replaced it.
+func (e *Extension) retireIf(inst *instance) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.inst == inst {
+		e.retireLocked()
+	}
+}
+
+func (e *Extension) retireLocked() {
+	if e.inst != nil {
+		e.inst.close()
+		e.inst = nil
+		e.retired++
+	}
+}
+
+// invoke runs one export on the live instance (instantiating one if
+// needed) under the call's deadline and returns the raw envelope.
+func (e *Extension) invoke(ctx context.Context, hook, export string, event []byte, fetch FetchFunc) (out []byte, inst *instance, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, nil, e.callErr(hook, CauseUnavailable, errors.New("extension is closed"))
+	}
+	if e.inst == nil {
+		inst, err := e.newInstance(ctx)
+		if err != nil {
+			return nil, nil, e.callErr(hook, CauseUnavailable, err)
+		}
+		e.inst = inst
+	}
+	inst = e.inst
+	cs := &callState{event: event, fetch: fetch, maxOutput: e.limits.OutputKiB << 10}
+	e.call = cs
+	defer func() { e.call = nil }()
+	inst.stderr.reset()
+
+	cctx, cancel := context.WithTimeout(ctx, e.timeout())
+	defer cancel()
+	rc, extOut, err := inst.plugin.CallWithContext(cctx, export, nil)
+	if err == nil && rc != 0 {
+		err = fmt.Errorf("export returned %d", rc)
+	}
+	if err != nil {
+		cause, cerr := classify(cctx, err, inst.stderr.String(), e.timeout())
+		e.retireLocked()
+		return nil, nil, e.callErr(hook, cause, cerr)
+	}
+	if cs.tooLarge {
+		e.retireLocked()
+		return nil, nil, e.callErr(hook, CauseOutputTooLarge, fmt.Errorf("output of %d bytes exceeds the limit of %d", cs.outputLen, cs.maxOutput))
+	}
+	out = cs.out
+	if !cs.outputSet {
+		if len(extOut) > cs.maxOutput {
+			e.retireLocked()
+			return nil, nil, e.callErr(hook, CauseOutputTooLarge, fmt.Errorf("output of %d bytes exceeds the limit of %d", len(extOut), cs.maxOutput))
+		}
+		out = extOut
+	}
+	if len(out) == 0 {
+		e.retireLocked()
+		return nil, nil, e.callErr(hook, CauseBadEnvelope, errors.New("no output"))
+	}
+	return out, inst, nil
+}

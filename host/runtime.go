@@ -1,0 +1,149 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+)
+
+// Config configures a Runtime.
+type Config struct {
+	// AgentDir holds the compilation cache (<AgentDir>/cache/wazero).
+	// Empty means no on-disk cache (modules are compiled in memory only).
+	AgentDir string
+	// ProjectRoot is the directory pi_read_file resolves paths against.
+	// Empty means no file can be read.
+	ProjectRoot string
+	// Log receives guest log lines (pi_log and Extism's log functions)
+	// tagged with the extension's name; level is "debug", "info", "warn" or
+	// "error". Nil discards them.
+	Log func(ext, level, msg string)
+	// Parallelism bounds concurrent compilations in Load (default
+	// GOMAXPROCS).
+	Parallelism int
+}
+
+// Runtime loads and runs extensions. It owns the compilation cache shared
+// by every extension it loads. It is safe for concurrent use.
+type Runtime struct {
+	cfg   Config
+	root  string // ProjectRoot with symlinks resolved
+	cache wazero.CompilationCache
+
+	mu   sync.Mutex
+	exts []*Extension
+}
+
+// NewRuntime creates a runtime. The compilation cache directory is created
+// on demand; failing to create it is an error.
+func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
+	r := &Runtime{cfg: cfg}
+	if cfg.AgentDir != "" {
+		dir := filepath.Join(cfg.AgentDir, "cache", "wazero")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("compilation cache: %w", err)
+		}
+		c, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("compilation cache: %w", err)
+		}
+		r.cache = c
+	} else {
+		r.cache = wazero.NewCompilationCache()
+	}
+	if cfg.ProjectRoot != "" {
+		abs, err := filepath.Abs(cfg.ProjectRoot)
+		if err != nil {
+			return nil, fmt.Errorf("project root: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		r.root = abs
+	}
+	// Let guests built with other Extism PDKs log through Extism's own
+	// log functions (routed to Config.Log per instance).
+	extism.SetLogLevel(extism.LogLevelInfo)
+	return r, nil
+}
+
+// Close closes every extension loaded by r and the compilation cache.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	exts := r.exts
+	r.exts = nil
+	r.mu.Unlock()
+	for _, e := range exts {
+		e.Close(ctx)
+	}
+	return r.cache.Close(ctx)
+}
+
+func (r *Runtime) log(ext, level, msg string) {
+	if r.cfg.Log != nil {
+		r.cfg.Log(ext, level, msg)
+	}
+}
+
+// Load reads, verifies, compiles (in parallel, each module once per
+// SHA-256 thanks to the cache) and warms the packages in dirs, returning
+// the usable extensions in the order of dirs and diagnostics for the rest
+// (and for capabilities requested but not granted). A later package with
+// the name of an earlier one is rejected. grants gives each extension's
+// grant by name.
+func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Extension, []Diagnostic) {
+	type slot struct {
+		ext   *Extension
+		diags []Diagnostic
+	}
+	slots := make([]slot, len(dirs))
+	par := r.cfg.Parallelism
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, dir := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			pkg, ds := ReadPackage(dir)
+			if pkg == nil {
+				slots[i].diags = ds
+				return
+			}
+			g, ok := grants[pkg.Manifest.Name]
+			slots[i].ext, slots[i].diags = r.open(ctx, pkg, g, ok)
+		}()
+	}
+	wg.Wait()
+	var exts []*Extension
+	var diags []Diagnostic
+	seen := map[string]string{}
+	for _, s := range slots {
+		diags = append(diags, s.diags...)
+		if s.ext == nil {
+			continue
+		}
+		if first, dup := seen[s.ext.Name()]; dup {
+			diags = append(diags, Diagnostic{Kind: DiagDuplicate, Path: s.ext.pkg.ManifestPath, Extension: s.ext.Name(),
+				Message: fmt.Sprintf("an extension named %q is already loaded from %s; this one is ignored", s.ext.Name(), first)})
+			s.ext.Close(ctx)
+			continue
+		}
+		seen[s.ext.Name()] = s.ext.pkg.Dir
+		exts = append(exts, s.ext)
+	}
+	r.mu.Lock()
+	r.exts = append(r.exts, exts...)
+	r.mu.Unlock()
+	return exts, diags
+}

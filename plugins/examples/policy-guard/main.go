@@ -1,0 +1,54 @@
+//go:build wasip1
+
+// policy-guard keeps a `policy` section in the prompt, whatever later
+// extensions do to it.
+package main
+
+import (
+	"errors"
+
+	"github.com/piwasm/pi/abi"
+	sdk "github.com/piwasm/pi/sdk-guest"
+)
+
+type config struct {
+	Text  string  `json:"text"`
+	Order float64 `json:"order"`
+}
+
+func load() (config, error) {
+	c := config{Order: 150}
+	if err := sdk.Config(&c); err != nil {
+		return c, err
+	}
+	if c.Text == "" {
+		return c, errors.New("config.text is empty: there is no policy to enforce")
+	}
+	return c, nil
+}
+
+func init() {
+	sdk.OnBeforeAgentStart(func(_ *abi.BeforeAgentStartEvent, r *sdk.BeforeAgentStart) error {
+		c, err := load()
+		if err != nil {
+			return err
+		}
+		r.SetSection("policy", c.Text, sdk.Order(c.Order))
+		return nil
+	})
+	sdk.OnAssemble(func(ev *abi.AssembleEvent, r *sdk.Assemble) error {
+		c, err := load()
+		if err != nil {
+			return err
+		}
+		for _, s := range ev.Sections {
+			if s.Name == "policy" && s.Text == c.Text && s.Order == c.Order && !s.Interpolate {
+				return nil // intact
+			}
+		}
+		r.SetSection("policy", c.Text, sdk.Order(c.Order))
+		return nil
+	})
+}
+
+func main() {}
