@@ -37,6 +37,8 @@ type Skill struct {
 	BaseDir                string
 	DisableModelInvocation bool
 	Source                 string
+
+	realPath string // FilePath with symlinks resolved, when known
 }
 
 // Visible reports whether the model is told about the skill: true unless
@@ -65,7 +67,7 @@ func LoadSkillsFromDir(dir, source string, looseFiles bool) ([]Skill, []Diagnost
 	if !isDir(abs) {
 		return nil, nil
 	}
-	w.walk(abs, "", &Gitignore{}, looseFiles)
+	w.walk(abs, realPath(abs), "", &Gitignore{}, looseFiles)
 	return w.out, w.diags
 }
 
@@ -89,8 +91,9 @@ type skillWalker struct {
 	diags   diagnostics
 }
 
-func (w *skillWalker) walk(dir, rel string, ign *Gitignore, loose bool) {
-	real := realPath(dir)
+// walk scans dir, whose path with symlinks resolved is real; rel is dir
+// relative to the root of the scan, slash-separated.
+func (w *skillWalker) walk(dir, real, rel string, ign *Gitignore, loose bool) {
 	if w.visited[real] {
 		return
 	}
@@ -98,6 +101,7 @@ func (w *skillWalker) walk(dir, rel string, ign *Gitignore, loose bool) {
 
 	if p := filepath.Join(dir, skillFileName); isRegularFile(p) {
 		if s, ok := loadSkillFile(p, w.source, &w.diags); ok {
+			s.realPath = filepath.Join(real, skillFileName)
 			w.out = append(w.out, s)
 		}
 		return
@@ -122,6 +126,7 @@ func (w *skillWalker) walk(dir, rel string, ign *Gitignore, loose bool) {
 			continue
 		}
 		full := filepath.Join(dir, name)
+		childReal := filepath.Join(real, name)
 		mode := e.Type()
 		if mode&fs.ModeSymlink != 0 {
 			fi, err := os.Stat(full)
@@ -129,6 +134,7 @@ func (w *skillWalker) walk(dir, rel string, ign *Gitignore, loose bool) {
 				continue // dangling link
 			}
 			mode = fi.Mode().Type()
+			childReal = realPath(full)
 		}
 		childRel := name
 		if rel != "" {
@@ -139,9 +145,10 @@ func (w *skillWalker) walk(dir, rel string, ign *Gitignore, loose bool) {
 		}
 		switch {
 		case mode.IsDir():
-			w.walk(full, childRel, ign, false)
+			w.walk(full, childReal, childRel, ign, false)
 		case loose && mode.IsRegular() && strings.HasSuffix(name, ".md"):
 			if s, ok := loadSkillFile(full, w.source, &w.diags); ok {
+				s.realPath = childReal
 				w.out = append(w.out, s)
 			}
 		}
@@ -393,7 +400,10 @@ func mergeSkills(lists ...[]Skill) ([]Skill, []Diagnostic) {
 	files := map[string]bool{}
 	for _, l := range lists {
 		for _, s := range l {
-			real := realPath(s.FilePath)
+			real := s.realPath
+			if real == "" {
+				real = realPath(s.FilePath)
+			}
 			if files[real] {
 				continue
 			}
