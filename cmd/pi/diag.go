@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/host"
+)
+
+// diagnostic is the one shape every command prints or emits as JSON,
+// whatever stage found the problem.
+type diagnostic struct {
+	Kind      string `json:"kind"`
+	Path      string `json:"path,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Extension string `json:"extension,omitempty"`
+	Message   string `json:"message"`
+}
+
+func fromResources(ds []resources.Diagnostic) []diagnostic {
+	out := make([]diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, diagnostic{Kind: d.Kind, Path: d.Path, Line: d.Line, Message: d.Message})
+	}
+	return out
+}
+
+func fromHost(ds []host.Diagnostic) []diagnostic {
+	out := make([]diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, diagnostic{Kind: d.Kind, Path: d.Path, Extension: d.Extension, Message: d.Message})
+	}
+	return out
+}
+
+func fromHooks(ds []hooks.Diagnostic) []diagnostic {
+	out := make([]diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, diagnostic{Kind: d.Kind, Extension: d.Extension, Message: d.Message})
+	}
+	return out
+}
+
+func printDiagnostics(w io.Writer, ds []diagnostic) {
+	for _, d := range ds {
+		where := d.Path
+		if d.Line > 0 {
+			where = fmt.Sprintf("%s:%d", d.Path, d.Line)
+		}
+		switch {
+		case where != "":
+			fmt.Fprintf(w, "pi: %s: %s: %s\n", d.Kind, where, d.Message)
+		default:
+			fmt.Fprintf(w, "pi: %s: %s\n", d.Kind, d.Message)
+		}
+	}
+}

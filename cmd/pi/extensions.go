@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/host"
+)
+
+// extEnv is the loaded extensions of one command.
+type extEnv struct {
+	rt         *host.Runtime
+	exts       []*host.Extension
+	dispatcher *hooks.Dispatcher
+	diags      []diagnostic
+}
+
+func (e *extEnv) close(ctx context.Context) {
+	if e == nil || e.rt == nil {
+		return
+	}
+	for _, x := range e.exts {
+		x.Close(ctx)
+	}
+	e.rt.Close(ctx)
+}
+
+// extensionDirs are the packages to load: discovered ones (agent dir,
+// trusted project, settings) plus -e paths, or only the -e paths with
+// --no-extensions.
+func (a *app) extensionDirs(c *common, l *resources.Loaded) []string {
+	if !c.noExtensions {
+		return l.ExtensionDirs
+	}
+	var out []string
+	for _, p := range c.extensions {
+		p = resources.ExpandHome(p, a.home)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(l.Cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
+
+// openExtensions loads the extension packages for a command. Packages that
+// fail to load become diagnostics; the command goes on without them.
+func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded) (*extEnv, error) {
+	env := &extEnv{}
+	dirs := a.extensionDirs(c, l)
+	if len(dirs) == 0 {
+		env.dispatcher = hooks.New(nil)
+		return env, nil
+	}
+	grants, err := a.grantsFor(c, dirs)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := host.NewRuntime(ctx, host.Config{
+		AgentDir:    a.agentDir(),
+		ProjectRoot: l.Cwd,
+		Log: func(ext, level, msg string) {
+			if c.verbose {
+				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", ext, level, msg)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the extension runtime: %w", err)
+	}
+	env.rt = rt
+	exts, diags := rt.Load(ctx, dirs, grants)
+	env.exts = exts
+	env.diags = fromHost(diags)
+	handlers := make([]hooks.Handler, len(exts))
+	for i, x := range exts {
+		handlers[i] = host.Handler(x)
+	}
+	env.dispatcher = hooks.New(handlers)
+	return env, nil
+}
+
+// grantsFor merges stored grants with --grant flags for this run. A flag
+// is NAME (everything NAME's manifest requests) or NAME:KIND with KIND one
+// of files, network, env, clock, random.
+func (a *app) grantsFor(c *common, dirs []string) (host.Grants, error) {
+	store, err := host.OpenGrantStore(a.agentDir())
+	if err != nil {
+		return nil, fmt.Errorf("read stored grants: %w", err)
+	}
+	grants := store.Grants()
+	if len(c.grants) == 0 {
+		return grants, nil
+	}
+	pkgs := map[string]*host.Package{}
+	for _, d := range dirs {
+		if p, _ := host.ReadPackage(d); p != nil {
+			pkgs[p.Manifest.Name] = p
+		}
+	}
+	extra := host.Grants{}
+	for _, g := range c.grants {
+		name, kind, _ := strings.Cut(g, ":")
+		p, ok := pkgs[name]
+		if !ok {
+			return nil, usagef("--grant %s: no extension named %q is being loaded", g, name)
+		}
+		all := host.GrantAll(p.Manifest, p.SHA256)
+		cur, had := extra[name]
+		if !had {
+			cur = host.Grant{SHA256: p.SHA256}
+		}
+		switch kind {
+		case "":
+			cur = all
+		case "files":
+			cur.Files = all.Files
+		case "network":
+			cur.Network = all.Network
+		case "env":
+			cur.Env = all.Env
+		case "clock":
+			cur.Clock = all.Clock
+		case "random":
+			cur.Random = all.Random
+		default:
+			return nil, usagef("--grant %s: unknown capability %q (want files, network, env, clock or random)", g, kind)
+		}
+		extra[name] = cur
+	}
+	return grants.Merge(extra), nil
+}
+
+// hookNames lists the hooks an extension handles, for listings.
+func hookNames(m abi.Manifest) string {
+	if len(m.Hooks) == 0 {
+		return "-"
+	}
+	return strings.Join(m.Hooks, ",")
+}

@@ -1,0 +1,128 @@
+// Command pi is the pi agent harness: it prints and explains the system
+// prompt, expands input, lists resources, manages WASM extensions, and runs
+// a prompt against a model.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks a problem with how pi was called (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// app carries the process environment so commands never read globals.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	home           string
+	wd             string
+	isTerminal     bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	a := &app{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, home: home, wd: wd,
+		isTerminal: isTerminal(os.Stdin),
+	}
+	os.Exit(a.run(ctx, os.Args[1:]))
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
+
+Usage:
+  pi -p TEXT [flags]          run one prompt against the configured model and print the reply
+  pi prompt [flags]           print the system prompt the next request would carry
+  pi expand [flags] -- TEXT   show what an input line becomes before it is sent
+  pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust
+  pi ext SUBCOMMAND           build, inspect, test, install and list extensions
+  pi session show FILE        show a session transcript and the requests it replays to
+
+Run "pi COMMAND --help" for the flags of a command.
+`
+
+func (a *app) run(ctx context.Context, args []string) int {
+	args = normalizeArgs(args)
+	if len(args) == 0 {
+		fmt.Fprint(a.stderr, topUsage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "prompt":
+		err = a.cmdPrompt(ctx, args[1:])
+	case "expand":
+		err = a.cmdExpand(ctx, args[1:])
+	case "resources":
+		err = a.cmdResources(ctx, args[1:])
+	case "ext":
+		err = a.cmdExt(ctx, args[1:])
+	case "session":
+		err = a.cmdSession(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(a.stdout, topUsage)
+		return exitOK
+	default:
+		err = a.cmdRun(ctx, args)
+	}
+	return a.exitCode(err)
+}
+
+func (a *app) exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(a.stderr, "pi: %v\n", err)
+		return exitUsage
+	}
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(a.stderr, "pi: %v\n", err)
+	return exitFailure
+}
+
+// normalizeArgs rewrites the two-letter short flag -na, which pflag cannot
+// express, into its long form.
+func normalizeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	dashdash := false
+	for _, s := range args {
+		if !dashdash && s == "-na" {
+			s = "--no-approve"
+		}
+		if s == "--" {
+			dashdash = true
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/spf13/pflag"
+)
+
+type resourcesJSON struct {
+	Cwd          string               `json:"cwd"`
+	AgentDir     string               `json:"agentDir"`
+	ContextFiles []pathJSON           `json:"contextFiles"`
+	SystemPrompt *sourceJSON          `json:"systemPrompt,omitempty"`
+	Append       []sourceJSON         `json:"appendSystemPrompt"`
+	Skills       []skillJSON          `json:"skills"`
+	Templates    []templateJSON       `json:"templates"`
+	Settings     []string             `json:"settingsFiles"`
+	Sections     []settingsSection    `json:"settingsSections"`
+	Trust        resources.TrustState `json:"trust"`
+	Extensions   []extensionJSON      `json:"extensions"`
+	Commands     []commandJSON        `json:"commands"`
+	Diagnostics  []diagnostic         `json:"diagnostics"`
+}
+
+type pathJSON struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+}
+
+type sourceJSON struct {
+	Source string `json:"source"`
+	Bytes  int    `json:"bytes"`
+}
+
+type skillJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Path        string `json:"path"`
+	Visible     bool   `json:"visible"`
+	Source      string `json:"source"`
+}
+
+type templateJSON struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argumentHint"`
+	Path         string `json:"path"`
+}
+
+type settingsSection struct {
+	Name   string   `json:"name"`
+	Order  *float64 `json:"order,omitempty"`
+	Source string   `json:"source"`
+	Bytes  int      `json:"bytes"`
+}
+
+type extensionJSON struct {
+	Name      string           `json:"name"`
+	Version   string           `json:"version"`
+	Dir       string           `json:"dir"`
+	Hooks     []string         `json:"hooks"`
+	Requested abi.Capabilities `json:"requested"`
+	Granted   abi.Capabilities `json:"granted"`
+	SHA256    string           `json:"sha256"`
+}
+
+type commandJSON struct {
+	Name         string `json:"name"`
+	Extension    string `json:"extension"`
+	Description  string `json:"description,omitempty"`
+	ArgumentHint string `json:"argumentHint,omitempty"`
+}
+
+func (a *app) cmdResources(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("resources", pflag.ContinueOnError)
+	var c common
+	c.register(fs)
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return a.helpOr(err, "pi resources [flags]", fs)
+	}
+	if len(rest) > 0 {
+		return usagef("resources takes no arguments")
+	}
+	w, err := a.prepareWorld(ctx, &c)
+	if err != nil {
+		return err
+	}
+	defer w.ext.close(ctx)
+	l := w.loaded
+	out := resourcesJSON{Cwd: l.Cwd, AgentDir: l.AgentDir, Trust: l.Trust, Settings: l.Settings.Files,
+		ContextFiles: []pathJSON{}, Append: []sourceJSON{}, Skills: []skillJSON{}, Templates: []templateJSON{},
+		Sections: []settingsSection{}, Extensions: []extensionJSON{}, Commands: []commandJSON{}}
+	for _, f := range l.ContextFiles {
+		out.ContextFiles = append(out.ContextFiles, pathJSON{Path: f.Path, Bytes: len(f.Content)})
+	}
+	if l.CustomPrompt != "" {
+		out.SystemPrompt = &sourceJSON{Source: l.CustomPromptSource, Bytes: len(l.CustomPrompt)}
+	}
+	for i, s := range l.AppendSources {
+		n := 0
+		if i < len(l.AppendParts) {
+			n = len(l.AppendParts[i])
+		}
+		out.Append = append(out.Append, sourceJSON{Source: s, Bytes: n})
+	}
+	for _, s := range l.Skills {
+		out.Skills = append(out.Skills, skillJSON{Name: s.Name, Description: s.Description, Path: s.FilePath, Visible: s.Visible(), Source: s.Source})
+	}
+	for _, t := range l.Templates {
+		out.Templates = append(out.Templates, templateJSON{Name: t.Name, Description: t.Description, ArgumentHint: t.ArgumentHint, Path: t.FilePath})
+	}
+	for _, s := range l.Settings.Sections {
+		out.Sections = append(out.Sections, settingsSection{Name: s.Name, Order: s.Order, Source: s.Source, Bytes: len(s.Text)})
+	}
+	for _, x := range w.ext.exts {
+		m := x.Manifest()
+		out.Extensions = append(out.Extensions, extensionJSON{Name: m.Name, Version: m.Version, Dir: x.Dir(), Hooks: m.Hooks, Requested: m.Capabilities, Granted: x.Granted(), SHA256: x.SHA256()})
+	}
+	for _, cmd := range w.ext.dispatcher.Commands() {
+		out.Commands = append(out.Commands, commandJSON{Name: cmd.Name, Extension: cmd.Handler.Name(), Description: cmd.Info.Description, ArgumentHint: cmd.Info.ArgumentHint})
+	}
+	out.Diagnostics = w.diagnostics()
+	if out.Diagnostics == nil {
+		out.Diagnostics = []diagnostic{}
+	}
+	if c.json {
+		return writeJSON(a.stdout, out)
+	}
+	return printResources(a, out)
+}
+
+func printResources(a *app, r resourcesJSON) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	trust := "not trusted"
+	if r.Trust.Trusted {
+		trust = "trusted"
+	}
+	fmt.Fprintf(tw, "project\t%s (%s: %s)\n", r.Cwd, trust, r.Trust.Reason)
+	fmt.Fprintf(tw, "agent dir\t%s\n", r.AgentDir)
+	section := func(title string, n int) {
+		fmt.Fprintf(tw, "\n%s (%d)\n", title, n)
+	}
+	section("context files", len(r.ContextFiles))
+	for _, f := range r.ContextFiles {
+		fmt.Fprintf(tw, "  %s\t%d bytes\n", f.Path, f.Bytes)
+	}
+	section("prompt sources", len(r.Append)+boolInt(r.SystemPrompt != nil))
+	if r.SystemPrompt != nil {
+		fmt.Fprintf(tw, "  system prompt\t%s\t%d bytes\n", r.SystemPrompt.Source, r.SystemPrompt.Bytes)
+	}
+	for _, s := range r.Append {
+		fmt.Fprintf(tw, "  append\t%s\t%d bytes\n", s.Source, s.Bytes)
+	}
+	section("skills", len(r.Skills))
+	for _, s := range r.Skills {
+		vis := "visible"
+		if !s.Visible {
+			vis = "hidden (disable-model-invocation)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, vis, s.Path, truncate(s.Description, 60))
+	}
+	section("prompt templates", len(r.Templates))
+	for _, t := range r.Templates {
+		fmt.Fprintf(tw, "  /%s %s\t%s\t%s\n", t.Name, t.ArgumentHint, t.Path, t.Description)
+	}
+	section("settings files", len(r.Settings))
+	for _, f := range r.Settings {
+		fmt.Fprintf(tw, "  %s\n", f)
+	}
+	for _, s := range r.Sections {
+		fmt.Fprintf(tw, "  section %s\t%s\t%d bytes\n", s.Name, s.Source, s.Bytes)
+	}
+	section("extensions", len(r.Extensions))
+	for _, x := range r.Extensions {
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", x.Name, x.Version, strings.Join(x.Hooks, ","), x.Dir)
+	}
+	for _, cmd := range r.Commands {
+		fmt.Fprintf(tw, "  /%s %s\textension:%s\t%s\n", cmd.Name, cmd.ArgumentHint, cmd.Extension, cmd.Description)
+	}
+	section("diagnostics", len(r.Diagnostics))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, d := range r.Diagnostics {
+		where := d.Path
+		if d.Line > 0 {
+			where = fmt.Sprintf("%s:%d", d.Path, d.Line)
+		}
+		if where == "" {
+			where = "extension:" + d.Extension
+		}
+		fmt.Fprintf(a.stdout, "  %s: %s: %s\n", d.Kind, where, d.Message)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
