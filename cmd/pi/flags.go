@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -114,6 +115,13 @@ func (a *app) resolveCwd(c *common) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("working directory %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("working directory %s is not a directory", abs)
 	}
 	return abs, nil
 }
