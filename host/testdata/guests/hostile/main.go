@@ -77,6 +77,14 @@ func beforeAgentStart() int32 {
 	var c config
 	raw, _ := call(piFetch, "config")
 	_ = json.Unmarshal(raw, &c)
+	var ev struct {
+		Input string `json:"input"`
+	}
+	rawEv, _ := call(piFetch, "event")
+	_ = json.Unmarshal(rawEv, &ev)
+	if ev.Input != "" {
+		c.Mode = ev.Input // the event overrides the configured mode
+	}
 	switch c.Mode {
 	case "loop":
 		for i := 0; ; i++ {
@@ -86,7 +94,7 @@ func beforeAgentStart() int32 {
 		}
 	case "alloc":
 		for {
-			hoard = append(hoard, make([]byte, 1<<20))
+			hoard = append(hoard, make([]byte, 4<<20))
 		}
 	case "passwd":
 		var got []string
@@ -123,11 +131,7 @@ func beforeAgentStart() int32 {
 		out(`{"result": nope`)
 		return 0
 	case "big":
-		b := make([]byte, 10<<20)
-		for i := range b {
-			b[i] = 'x'
-		}
-		out(`{"result":{"message":"` + string(b) + `"}}`)
+		out(`{"result":{"message":"` + strings.Repeat("x", 10<<20) + `"}}`)
 		return 0
 	case "panic":
 		panic("hostile guest gives up")

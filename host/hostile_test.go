@@ -1,0 +1,304 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/piwasm/pi/abi"
+)
+
+const hostileManifest = `name: hostile
+abi: 1
+hooks: [before_agent_start]
+capabilities:
+  files: [allowed.txt, "ok/*.txt"]
+limits:
+  timeoutMs: 1000
+  memoryMiB: 32
+config:
+  mode: ok
+`
+
+// callErr asserts that err is a *CallError with cause, naming the extension.
+func callErr(t *testing.T, err error, name string, cause Cause) *CallError {
+	t.Helper()
+	var ce *CallError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want *CallError (%s), got %T %v", cause, err, err)
+	}
+	if ce.Cause != cause || ce.Extension != name || !strings.Contains(ce.Error(), `"`+name+`"`) || !strings.Contains(ce.Error(), string(cause)) {
+		t.Fatalf("want cause %s for %s, got %v", cause, name, ce)
+	}
+	return ce
+}
+
+// wellBehaved checks that an unrelated extension still works.
+func wellBehaved(t *testing.T, good *Extension) {
+	t.Helper()
+	res, err := good.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "still here"}, nil)
+	if err != nil || len(res.Ops) != 2 || res.Ops[0].Text != "still here" {
+		t.Fatalf("well-behaved extension after a hostile call: %+v %v", res, err)
+	}
+}
+
+func TestHostileGuests(t *testing.T) {
+	ctx := context.Background()
+	exts := load(t, Grants{"hostile": {Files: []string{"allowed.txt", "ok/*.txt"}}},
+		pkg(t, "hostile", hostileManifest),
+		pkg(t, "sdkguest", "name: good\nabi: 1\nhooks: [before_agent_start]\n"))
+	hostile, good := exts[0], exts[1]
+
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	t.Setenv("PI_TEST_SECRET", "hunter2")
+
+	cases := []struct {
+		mode   string
+		cause  Cause
+		detail string
+	}{
+		{"loop", CauseTimeout, "deadline of 1s"},
+		{"alloc", CauseMemory, "out of memory"},
+		{"panic", CauseTrap, "hostile guest gives up"},
+		{"badjson", CauseBadEnvelope, "invalid character"},
+		{"big", CauseOutputTooLarge, "exceeds the limit of 1048576"},
+		{"net", CauseTrap, "is not allowed"},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			before := hostile.Retired()
+			start := time.Now()
+			ev := abi.BeforeAgentStartEvent{Input: c.mode}
+			if c.mode == "net" {
+				ev.Input = "" // the configured mode is "ok": use a per-test package
+			}
+			var err error
+			if c.mode == "net" {
+				net := load1(t, "hostile", strings.Replace(hostileManifest, "mode: ok", "mode: net\n  url: "+srv.URL, 1))
+				_, err = net.BeforeAgentStart(ctx, ev, nil)
+				callErr(t, err, "hostile", c.cause)
+				if net.Retired() != 1 {
+					t.Fatal("instance not retired")
+				}
+			} else {
+				_, err = hostile.BeforeAgentStart(ctx, ev, nil)
+				callErr(t, err, "hostile", c.cause)
+				if hostile.Retired() != before+1 {
+					t.Fatalf("instance not retired (%d -> %d)", before, hostile.Retired())
+				}
+			}
+			if !strings.Contains(err.Error(), c.detail) {
+				t.Fatalf("error %q does not mention %q", err, c.detail)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("containment took %v", d)
+			}
+			wellBehaved(t, good)
+			// The retired instance is replaced: the next call succeeds.
+			if _, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "ok"}, nil); err != nil {
+				t.Fatalf("call after %s: %v", c.mode, err)
+			}
+		})
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the test server was reached %d times", hits.Load())
+	}
+
+	t.Run("files", func(t *testing.T) {
+		_, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "passwd"}, nil)
+		ce := callErr(t, err, "hostile", CauseGuestError)
+		msg := ce.Err.Error()
+		if strings.Contains(msg, "root:") || strings.Contains(msg, "SECRET") || strings.Contains(msg, "OUTSIDE") {
+			t.Fatalf("guest read something it should not: %s", msg)
+		}
+		if !strings.Contains(msg, "wasi-denied:") {
+			t.Fatalf("WASI read not denied: %s", msg)
+		}
+		for _, p := range []string{"../outside.txt", "/etc/passwd", "../../../../../../etc/passwd", "secret.txt", "link-out.txt", "ok/../secret.txt"} {
+			if !strings.Contains(msg, "pi-denied:"+p+":") {
+				t.Fatalf("pi_read_file %s not denied: %s", p, msg)
+			}
+		}
+		if hostile.Retired() != len(cases)-1 {
+			t.Fatalf("a guest-side error retired the instance")
+		}
+		wellBehaved(t, good)
+	})
+
+	t.Run("env", func(t *testing.T) {
+		_, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "env"}, nil)
+		ce := callErr(t, err, "hostile", CauseGuestError)
+		if ce.Err.Error() != `environ=[] secret=""` {
+			t.Fatalf("guest saw environment: %s", ce.Err)
+		}
+	})
+}
+
+func TestReadFileGrant(t *testing.T) {
+	ctx := context.Background()
+	m := strings.Replace(hostileManifest, "mode: ok", "mode: readfile\n  path: allowed.txt", 1)
+	dir := pkg(t, "hostile", m)
+	exts := load(t, Grants{"hostile": {Files: []string{"allowed.txt"}}}, dir)
+	res, err := exts[0].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil)
+	if err != nil || len(res.Ops) != 1 || res.Ops[0].Text != "allowed content" {
+		t.Fatalf("granted read: %+v %v", res, err)
+	}
+	// The same module without a grant reads nothing.
+	exts2, _ := testRT.Load(ctx, []string{dir}, nil)
+	defer exts2[0].Close(ctx)
+	_, err = exts2[0].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil)
+	if ce := callErr(t, err, "hostile", CauseGuestError); ce.Err.Error() != "code -2" {
+		t.Fatalf("ungranted read: %v", ce)
+	}
+}
+
+func TestReadGranted(t *testing.T) {
+	globs := []string{"allowed.txt", "link-*.txt", ".git/*"}
+	cases := []struct {
+		path string
+		code int64
+	}{
+		{"allowed.txt", 15},
+		{"./allowed.txt", 15},
+		{".git/HEAD", 26},
+		{".git/missing", abi.ErrNotFound},
+		{"secret.txt", abi.ErrDenied},
+		{"link-out.txt", abi.ErrDenied}, // resolves outside the project
+		{"link-in.txt", abi.ErrDenied},  // resolves to an ungranted file
+		{"../outside.txt", abi.ErrDenied},
+		{"/etc/passwd", abi.ErrDenied},
+		{"", abi.ErrInvalid},
+		{"a\\b", abi.ErrInvalid},
+		{".git", abi.ErrDenied},
+	}
+	root := testRT.root
+	for _, c := range cases {
+		_, code := readGranted(root, globs, c.path, 1<<20)
+		if code != c.code {
+			t.Errorf("%q: got %d, want %d", c.path, code, c.code)
+		}
+	}
+	if _, code := readGranted(root, globs, "allowed.txt", 4); code != abi.ErrIO {
+		t.Errorf("oversized file: got %d", code)
+	}
+	if _, code := readGranted("", globs, "allowed.txt", 1<<20); code != abi.ErrDenied {
+		t.Errorf("no project root: got %d", code)
+	}
+}
+
+func TestLoadDiagnostics(t *testing.T) {
+	ctx := context.Background()
+	write := func(t *testing.T, manifest string, wasm []byte) string {
+		dir := pkg(t, "", manifest)
+		if wasm != nil {
+			name := strings.Fields(strings.SplitN(manifest, "\n", 2)[0])[1]
+			if err := os.WriteFile(filepath.Join(dir, name+".wasm"), wasm, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	version := func(v byte) wasmFunc { return wasmFunc{abi.ExportABIVersion, i32const(v)} }
+	cases := []struct {
+		name, manifest string
+		fixture        string
+		wasm           []byte
+		kind, want     string
+	}{
+		{"unknown abi in manifest", "name: future\nabi: 2\nhooks: [input]\n", "sdkguest", nil, DiagManifest, "abi: unsupported ABI version 2"},
+		{"unknown field", "name: typo\nabi: 1\nhook: [input]\n", "sdkguest", nil, DiagManifest, "field hook not found"},
+		{"bad name", "name: Bad\nabi: 1\n", "", nil, DiagManifest, "name:"},
+		{"missing module", "name: ghost\nabi: 1\n", "", nil, DiagModule, "no such file"},
+		{"exports nothing (Go)", "name: empty\nabi: 1\nhooks: [input]\n", "nothing", nil, DiagExports, "missing export pi_abi_version"},
+		{"exports nothing (bare)", "name: bare\nabi: 1\n", "", wasmModule(), DiagExports, "missing export pi_abi_version"},
+		{"module speaks abi 2", "name: later\nabi: 1\n", "", wasmModule(version(2)), DiagABI, "module speaks ABI 2"},
+		{"missing hook export", "name: partial\nabi: 1\nhooks: [input, before_agent_start]\n", "", wasmModule(version(1), wasmFunc{abi.ExportInput, i32const(0)}), DiagExports, "missing export pi_before_agent_start (hook before_agent_start)"},
+		{"not wasm", "name: junk\nabi: 1\n", "", []byte("hello"), DiagCompile, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := pkg(t, c.fixture, c.manifest)
+			if c.wasm != nil {
+				dir = write(t, c.manifest, c.wasm)
+			}
+			exts, diags := testRT.Load(ctx, []string{dir}, nil)
+			if len(exts) != 0 || len(diags) != 1 {
+				t.Fatalf("exts %d diags %+v", len(exts), diags)
+			}
+			d := diags[0]
+			if d.Kind != c.kind || !strings.Contains(d.Message, c.want) || !strings.HasPrefix(d.Path, dir) {
+				t.Fatalf("got %+v", d)
+			}
+		})
+	}
+
+	t.Run("unreachable", func(t *testing.T) {
+		m := "name: trapper\nabi: 1\nhooks: [input]\n"
+		dir := write(t, m, wasmModule(version(1), wasmFunc{abi.ExportInput, opUnreachable}))
+		exts := load(t, nil, dir)
+		_, err := exts[0].Input(ctx, abi.InputEvent{Text: "x"})
+		callErr(t, err, "trapper", CauseTrap)
+		if !strings.Contains(err.Error(), "unreachable") || exts[0].Retired() != 1 {
+			t.Fatalf("%v (retired %d)", err, exts[0].Retired())
+		}
+	})
+
+	t.Run("duplicate name", func(t *testing.T) {
+		a := pkg(t, "sdkguest", "name: twin\nabi: 1\nhooks: [input]\n")
+		b := pkg(t, "sdkguest", "name: twin\nabi: 1\nhooks: [input]\n")
+		exts, diags := testRT.Load(ctx, []string{a, b}, nil)
+		defer exts[0].Close(ctx)
+		if len(exts) != 1 || exts[0].Dir() != a || len(diags) != 1 || diags[0].Kind != DiagDuplicate {
+			t.Fatalf("exts %d diags %+v", len(exts), diags)
+		}
+	})
+}
+
+func TestGuestErrorsKeepInstance(t *testing.T) {
+	ctx := context.Background()
+	e := load1(t, "sdkguest", "name: sdk\nabi: 1\nhooks: [before_agent_start, input]\n")
+	_, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "panic"}, nil)
+	ce := callErr(t, err, "sdk", CauseGuestError)
+	if !strings.Contains(ce.Err.Error(), "panic: assignment to entry in nil map") {
+		t.Fatal(ce)
+	}
+	_, err = e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "error"}, nil)
+	callErr(t, err, "sdk", CauseGuestError)
+	_, err = e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "bad-op"}, nil)
+	callErr(t, err, "sdk", CauseInvalidResult)
+	// A hook the manifest does not declare is not called.
+	_, err = e.Assemble(ctx, abi.AssembleEvent{})
+	callErr(t, err, "sdk", CauseUnavailable)
+	if e.Retired() != 0 {
+		t.Fatalf("retired %d", e.Retired())
+	}
+	in, err := e.Input(ctx, abi.InputEvent{Text: "!shout"})
+	if err != nil || in.Action != abi.ActionTransform || in.Text != "SHOUT" {
+		t.Fatalf("input: %+v %v", in, err)
+	}
+	in, err = e.Input(ctx, abi.InputEvent{Text: "calm"})
+	if err != nil || in.Action != abi.ActionContinue {
+		t.Fatalf("input: %+v %v", in, err)
+	}
+}
+
+func TestCanceledContext(t *testing.T) {
+	e := load1(t, "hostile", strings.Replace(hostileManifest, "timeoutMs: 1000", "timeoutMs: 5000", 1))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "loop"}, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || (ce.Cause != CauseTimeout && ce.Cause != CauseCanceled) || time.Since(start) > 2*time.Second {
+		t.Fatalf("%v after %v", err, time.Since(start))
+	}
+}
