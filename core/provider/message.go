@@ -14,8 +14,8 @@ const (
 // Role is one of RoleSystem, RoleUser or RoleAssistant; any other value makes
 // the body builders fail. Content is plain text.
 type Message struct {
-	Role    string
-	Content string
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 // Request is a provider-neutral chat request.

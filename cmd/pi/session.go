@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/session"
+	"github.com/spf13/pflag"
+)
+
+func (a *app) cmdSession(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "show" {
+		return usagef("usage: pi session show FILE [--request N] [--json]")
+	}
+	fs := pflag.NewFlagSet("session show", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	req := fs.Int("request", -1, "show the exact messages of request N (0 is the first)")
+	fs.SetOutput(new(strings.Builder))
+	if err := fs.Parse(args[1:]); err != nil {
+		return a.helpOr(usagef("%v", err), "pi session show FILE [flags]", fs)
+	}
+	if fs.NArg() != 1 {
+		return usagef("session show needs exactly one FILE")
+	}
+	tr, err := session.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	type requestJSON struct {
+		Index    int                `json:"index"`
+		Route    string             `json:"route"`
+		Messages []provider.Message `json:"messages"`
+	}
+	var requests []requestJSON
+	for k := 0; ; k++ {
+		msgs, route, ok := session.RequestAt(tr.Entries, k)
+		if !ok {
+			break
+		}
+		if *req < 0 || *req == k {
+			requests = append(requests, requestJSON{Index: k, Route: route, Messages: msgs})
+		}
+	}
+	if *req >= 0 && len(requests) == 0 {
+		return fmt.Errorf("session %s has no request %d", fs.Arg(0), *req)
+	}
+	if *asJSON {
+		out := struct {
+			Header   session.Header    `json:"header"`
+			Entries  []session.Entry   `json:"entries"`
+			Problems []session.Problem `json:"problems"`
+			Requests []requestJSON     `json:"requests"`
+		}{tr.Header, tr.Entries, tr.Problems, requests}
+		if *req >= 0 {
+			out.Entries = nil
+		}
+		return writeJSON(a.stdout, out)
+	}
+	for _, p := range tr.Problems {
+		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", tr.Path, p.Line, p.Message)
+	}
+	if *req < 0 {
+		fmt.Fprintf(a.stdout, "session %s  cwd %s  started %s\n\n", tr.Header.ID, tr.Header.Cwd, tr.Header.Timestamp)
+		for i, e := range tr.Entries {
+			fmt.Fprintf(a.stdout, "%3d  %s\n", i, describeEntry(e))
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	for _, r := range requests {
+		fmt.Fprintf(a.stdout, "request %d → %s\n", r.Index, r.Route)
+		for _, m := range r.Messages {
+			fmt.Fprintf(a.stdout, "  [%s] %s\n", m.Role, indent(m.Content))
+		}
+	}
+	return nil
+}
+
+func describeEntry(e session.Entry) string {
+	switch e.Type {
+	case session.TypeMessage:
+		if e.Message == nil {
+			return "message (empty)"
+		}
+		if e.Message.Role == "system" {
+			var names []string
+			for _, p := range e.Message.Sections {
+				if p.Text == nil {
+					names = append(names, "-"+p.Name)
+				} else {
+					names = append(names, p.Name)
+				}
+			}
+			return fmt.Sprintf("system  sections: %s", strings.Join(names, " "))
+		}
+		from := ""
+		if e.Extension != "" {
+			from = " (from extension:" + e.Extension + ")"
+		}
+		return fmt.Sprintf("%-9s%s %s", e.Message.Role, from, strconv.Quote(truncate(e.Message.Content.Text(), 70)))
+	case session.TypeProjection:
+		var ops []string
+		for _, c := range e.Commits {
+			if c.Op == "replace" {
+				ops = append(ops, fmt.Sprintf("replace #%d (%d bytes)", c.Seq, len(c.Text)))
+			} else {
+				ops = append(ops, fmt.Sprintf("append (%d bytes)", len(c.Text)))
+			}
+		}
+		return "projection  " + strings.Join(ops, ", ")
+	case session.TypeContext:
+		return "context  " + strconv.Quote(truncate(e.Text, 70))
+	case session.TypeRequest:
+		return "request → " + e.Route
+	case session.TypeError:
+		return "error  " + e.Text
+	}
+	return e.Type + " (passed through)"
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }

@@ -1,0 +1,332 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/hooks"
+)
+
+// mockModel is a loopback model server that records request bodies.
+type mockModel struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func newMockModel(t *testing.T) *mockModel {
+	m := &mockModel{}
+	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m.mu.Lock()
+		m.bodies = append(m.bodies, body)
+		m.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch r.URL.Path {
+		case "/v1/chat/completions":
+			for _, part := range []string{"Hel", "lo!"} {
+				fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", part)
+			}
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		case "/v1/messages":
+			fmt.Fprint(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n")
+			fmt.Fprint(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello!\"}}\n\n")
+			fmt.Fprint(w, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n")
+			fmt.Fprint(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *mockModel) last(t *testing.T) map[string]any {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var v map[string]any
+	if err := json.Unmarshal(m.bodies[len(m.bodies)-1], &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func openaiRoute(base string) provider.Route {
+	return provider.Route{Provider: "mock", ModelID: "m1", API: provider.APIOpenAICompletions, BaseURL: base + "/v1", SystemInHistory: true}
+}
+
+func anthropicRoute(base string) provider.Route {
+	return provider.Route{Provider: "mock", ModelID: "m1", API: provider.APIAnthropicMessages, BaseURL: base}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runner builds a runner for a project dir, reloading resources each turn
+// as a new pi process would.
+func newRunner(t *testing.T, proj, sessionPath string, route provider.Route, d *hooks.Dispatcher) *Runner {
+	t.Helper()
+	l, err := resources.Load(resources.Config{Cwd: proj, AgentDir: filepath.Join(proj, ".agent")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr *Transcript
+	if _, err := os.Stat(sessionPath); err == nil {
+		tr, err = OpenAppend(sessionPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		tr, err = Create(sessionPath, Header{ID: "test", Cwd: proj, Timestamp: "2026-01-01T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { tr.Close() })
+	clock := time.Unix(1700000000, 0)
+	return &Runner{Transcript: tr, Dispatcher: d, Loaded: l, Options: OptionsFrom(l, nil, nil), Route: route,
+		Client: &provider.Client{}, Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
+}
+
+func systemEntries(tr *Transcript) []prompt.Message {
+	var out []prompt.Message
+	for _, e := range tr.Entries {
+		if e.Type == TypeMessage && e.Message.Role == "system" {
+			out = append(out, *e.Message)
+		}
+	}
+	return out
+}
+
+func TestTurnsOnCapableRoute(t *testing.T) {
+	m := newMockModel(t)
+	proj := t.TempDir()
+	writeFile(t, filepath.Join(proj, "AGENTS.md"), "Use tabs.")
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+
+	r := newRunner(t, proj, path, openaiRoute(m.srv.URL), nil)
+	var streamed strings.Builder
+	turn, err := r.Turn(context.Background(), "hello", false, func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.String() != "Hello!" || turn.Response.Text != "Hello!" {
+		t.Fatalf("reply %q / %q", streamed.String(), turn.Response.Text)
+	}
+	body := m.last(t)
+	msgs := body["messages"].([]any)
+	first := msgs[0].(map[string]any)
+	if first["role"] != "system" || first["content"] != turn.Prepared.Rendered.Text {
+		t.Fatalf("system text differs from the rendered prompt")
+	}
+	if last := msgs[len(msgs)-1].(map[string]any); last["role"] != "user" || last["content"] != "hello" {
+		t.Fatalf("last message %v", last)
+	}
+	// The file replays to exactly the request that was sent.
+	loaded, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, _, ok := RequestAt(loaded.Entries, 0)
+	if !ok {
+		t.Fatal("no request recorded")
+	}
+	rb, _ := provider.DryRun(r.Route, provider.Request{Model: "m1", Messages: replayed, Stream: true})
+	m.mu.Lock()
+	sent := m.bodies[0]
+	m.mu.Unlock()
+	if string(rb) != string(sent) {
+		t.Fatalf("replayed request differs:\n%s\n%s", rb, sent)
+	}
+
+	// Second turn, nothing changed: no new system message, no projection.
+	r = newRunner(t, proj, path, openaiRoute(m.srv.URL), nil)
+	turn, err = r.Turn(context.Background(), "again", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Patch != nil || len(turn.Commits) != 0 {
+		t.Fatalf("unchanged prompt wrote patch %+v commits %+v", turn.Patch, turn.Commits)
+	}
+	body2 := m.last(t)
+	msgs2 := body2["messages"].([]any)
+	if len(msgs2) != 4 || msgs2[0].(map[string]any)["content"] != first["content"] {
+		t.Fatalf("second request: %d messages", len(msgs2))
+	}
+
+	// AGENTS.md changes: one patch with only project_context, sent in place
+	// as an update note after the cached prefix.
+	writeFile(t, filepath.Join(proj, "AGENTS.md"), "Use spaces.")
+	r = newRunner(t, proj, path, openaiRoute(m.srv.URL), nil)
+	turn, err = r.Turn(context.Background(), "third", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Patch == nil || len(turn.Patch.Sections) != 1 || turn.Patch.Sections[0].Name != "project_context" {
+		t.Fatalf("patch %+v", turn.Patch)
+	}
+	msgs3 := m.last(t)["messages"].([]any)
+	for i := range msgs2 {
+		if fmt.Sprint(msgs3[i]) != fmt.Sprint(msgs2[i]) {
+			t.Fatalf("cached prefix changed at %d", i)
+		}
+	}
+	// After the prefix: the reply to "again", then the note, then "third".
+	note := msgs3[len(msgs2)+1].(map[string]any)
+	if note["role"] != "system" || !strings.Contains(note["content"].(string), "Use spaces.") || strings.Contains(note["content"].(string), "<tools>") {
+		t.Fatalf("update note %v", note)
+	}
+	if len(systemEntries(r.Transcript)) != 2 {
+		t.Fatalf("want 2 system messages, got %d", len(systemEntries(r.Transcript)))
+	}
+}
+
+func TestCollapsedRoute(t *testing.T) {
+	m := newMockModel(t)
+	proj := t.TempDir()
+	writeFile(t, filepath.Join(proj, "AGENTS.md"), "v1")
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	r := newRunner(t, proj, path, anthropicRoute(m.srv.URL), nil)
+	if _, err := r.Turn(context.Background(), "one", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(proj, "AGENTS.md"), "v2")
+	r = newRunner(t, proj, path, anthropicRoute(m.srv.URL), nil)
+	turn, err := r.Turn(context.Background(), "two", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turn.Commits) != 1 || turn.Commits[0].Op != prompt.OpReplace || turn.Commits[0].Seq != 0 {
+		t.Fatalf("commits %+v", turn.Commits)
+	}
+	body := m.last(t)
+	if body["system"] != turn.Prepared.Rendered.Text {
+		t.Fatalf("collapsed head must hold the full new prompt")
+	}
+	for _, msg := range body["messages"].([]any) {
+		if msg.(map[string]any)["role"] == "system" {
+			t.Fatal("system message in anthropic history")
+		}
+	}
+}
+
+// forcer is an in-process extension that forces a prompt.
+type forcer struct{}
+
+func (forcer) Name() string                { return "yes-no" }
+func (forcer) Handles(h string) bool       { return h == abi.HookBeforeAgentStart }
+func (forcer) FailurePolicy() string       { return hooks.PolicySkip }
+func (forcer) Commands() []abi.CommandInfo { return nil }
+func (forcer) BeforeAgentStart(_ context.Context, ev abi.BeforeAgentStartEvent, _ hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
+	if strings.HasPrefix(ev.Input, "?") {
+		s := "FORCED: answer yes or no."
+		return abi.BeforeAgentStartResult{ForcePrompt: &s}, nil
+	}
+	return abi.BeforeAgentStartResult{}, nil
+}
+func (forcer) Assemble(context.Context, abi.AssembleEvent, hooks.Fetcher) (abi.AssembleResult, error) {
+	return abi.AssembleResult{}, nil
+}
+func (forcer) Input(context.Context, abi.InputEvent) (abi.InputResult, error) {
+	return abi.InputResult{}, nil
+}
+func (forcer) Command(context.Context, abi.CommandEvent) (abi.CommandResult, error) {
+	return abi.CommandResult{}, nil
+}
+
+func TestForcedPromptReachesRequestOnly(t *testing.T) {
+	m := newMockModel(t)
+	proj := t.TempDir()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	r := newRunner(t, proj, path, openaiRoute(m.srv.URL), hooks.New([]hooks.Handler{forcer{}}))
+	if _, err := r.Turn(context.Background(), "?is it done", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.last(t)["messages"].([]any)
+	systems := 0
+	for _, msg := range msgs {
+		mm := msg.(map[string]any)
+		if mm["role"] == "system" {
+			systems++
+			if mm["content"] != "FORCED: answer yes or no." {
+				t.Fatalf("system content %q", mm["content"])
+			}
+		}
+	}
+	if systems != 1 {
+		t.Fatalf("%d system messages", systems)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "FORCED") {
+		t.Fatal("forced prompt written to the session file")
+	}
+	// The force ends with the run: the next turn sends the structured prompt.
+	if _, err := r.Turn(context.Background(), "plain", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	first := m.last(t)["messages"].([]any)[0].(map[string]any)
+	if strings.Contains(first["content"].(string), "FORCED") || !strings.HasPrefix(first["content"].(string), "You are pi") {
+		t.Fatal("force outlived its run")
+	}
+}
+
+func TestHTTPErrorLeavesSessionValid(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"bad key"}`, http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	r := newRunner(t, t.TempDir(), path, openaiRoute(srv.URL), nil)
+	if _, err := r.Turn(context.Background(), "hi", false, nil); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("want a 401 error, got %v", err)
+	}
+	tr, err := Load(path)
+	if err != nil || len(tr.Problems) != 0 {
+		t.Fatalf("%v %+v", err, tr.Problems)
+	}
+	if tr.Entries[len(tr.Entries)-1].Type != TypeError {
+		t.Fatal("error not recorded")
+	}
+}
+
+func TestUnknownEntriesPassThrough(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, path, `{"type":"session","version":1,"id":"x","cwd":"/","timestamp":"t"}
+{"type":"custom","customType":"todo","data":{"items":[1,2]}}
+{"type":"message","message":{"role":"user","content":"hi","timestamp":1}}
+`)
+	tr, err := OpenAppend(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Entries) != 2 || tr.Entries[0].Type != "custom" {
+		t.Fatalf("%+v", tr.Entries)
+	}
+	out, _ := json.Marshal(tr.Entries[0])
+	if string(out) != `{"type":"custom","customType":"todo","data":{"items":[1,2]}}` {
+		t.Fatalf("unknown entry changed: %s", out)
+	}
+	tr.Close()
+}
