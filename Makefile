@@ -23,7 +23,7 @@ test: build plugins
 	$(GO) test ./...
 
 run: build plugins
-	$(BIN) prompt --explain --cwd examples/demo
+	$(BIN) prompt --explain --cwd examples/demo --approve --grant git-branch
 
 bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...

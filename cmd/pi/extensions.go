@@ -63,7 +63,7 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	}
 	rt, err := host.NewRuntime(ctx, host.Config{
 		AgentDir:    a.agentDir(),
-		ProjectRoot: l.Cwd,
+		ProjectRoot: resources.ProjectRoot(l.Cwd),
 		Log: func(ext, level, msg string) {
 			if c.verbose {
 				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", ext, level, msg)
