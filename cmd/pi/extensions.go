@@ -77,6 +77,10 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	exts, diags := rt.Load(ctx, dirs, grants)
 	env.exts = exts
 	env.diags = fromHost(diags)
+	if err := abortOnFailedLoad(dirs, exts, diags); err != nil {
+		env.close(ctx)
+		return nil, err
+	}
 	handlers := make([]hooks.Handler, len(exts))
 	for i, x := range exts {
 		handlers[i] = host.Handler(x)
@@ -142,4 +146,35 @@ func hookNames(m abi.Manifest) string {
 		return "-"
 	}
 	return strings.Join(m.Hooks, ",")
+}
+
+// abortOnFailedLoad stops the command when an extension whose manifest asks
+// for failure: abort could not be loaded: going on without it would let a
+// corrupted or tampered module switch a policy off.
+func abortOnFailedLoad(dirs []string, exts []*host.Extension, diags []host.Diagnostic) error {
+	loaded := map[string]bool{}
+	for _, x := range exts {
+		loaded[filepath.Clean(x.Dir())] = true
+	}
+	for _, d := range dirs {
+		if loaded[filepath.Clean(d)] {
+			continue
+		}
+		pkg, _ := host.ReadPackage(d)
+		if pkg == nil || pkg.Manifest.FailurePolicy() != hooks.PolicyAbort {
+			continue
+		}
+		name := pkg.Manifest.Name
+		var causes []string
+		for _, dg := range diags {
+			if dg.Extension == name || strings.HasPrefix(dg.Path, filepath.Clean(d)) {
+				causes = append(causes, dg.Message)
+			}
+		}
+		if len(causes) == 0 {
+			causes = append(causes, "it did not load")
+		}
+		return fmt.Errorf("extension %s failed to load and its failure policy is abort: %s", name, strings.Join(causes, "; "))
+	}
+	return nil
 }

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	pluginOnce sync.Map // name → *sync.Once
+	repoRoot   = filepath.Join("..", "..")
+)
+
+// examplePlugin returns the absolute directory of an example extension,
+// building its module once if `make plugins` has not.
+func examplePlugin(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join(repoRoot, "plugins", "examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, _ := pluginOnce.LoadOrStore(name, new(sync.Once))
+	var buildErr error
+	once.(*sync.Once).Do(func() {
+		wasm := filepath.Join(dir, name+".wasm")
+		if _, err := os.Stat(wasm); err == nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", wasm, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build %s: %v", name, buildErr)
+	}
+	return dir
+}
+
+func TestPromptWithTeamSectionExtension(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	p := c.promptJSON("--cwd", proj, "-e", examplePlugin(t, "team-section"))
+	var found bool
+	for i, s := range p.Sections {
+		if s.Name != "team" {
+			continue
+		}
+		found = true
+		if s.Order != 250 || s.Source != "extension:team-section" {
+			t.Fatalf("team section %+v", s)
+		}
+		if p.Sections[i-1].Name != "rules" || p.Sections[i+1].Name != "docs" {
+			t.Fatalf("team section not between rules and docs: %s", sectionNames(p))
+		}
+	}
+	if !found {
+		t.Fatalf("no team section: %s (diagnostics %+v)", sectionNames(p), p.Diagnostics)
+	}
+}
+
+func TestForcedPromptNeverWrittenToDisk(t *testing.T) {
+	c := newCLI(t)
+	srv, last := mockOpenAI(t)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","models":[{"id":"m"}]}}}`})
+	proj := t.TempDir()
+	yesNo := examplePlugin(t, "yes-no")
+	out, errs, code := c.run("-p", "?is the sky blue", "--cwd", proj, "-e", yesNo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if out == "" {
+		t.Fatal("no reply printed")
+	}
+	msgs := last()["messages"].([]any)
+	forced := msgs[0].(map[string]any)["content"].(string)
+	if strings.HasPrefix(forced, "You are pi") {
+		t.Fatal("the forced prompt did not reach the request")
+	}
+	// Nothing under the agent dir or the project may contain it.
+	for _, root := range []string{c.agentDir, proj} {
+		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return nil
+			}
+			data, _ := os.ReadFile(path)
+			if strings.Contains(string(data), forced) {
+				t.Errorf("forced prompt written to %s", path)
+			}
+			return nil
+		})
+	}
+	// pi prompt --input shows it as what the next request carries.
+	pj, _, _ := c.run("prompt", "--cwd", proj, "-e", yesNo, "--input", "?really", "--json")
+	var v struct {
+		Text   string
+		Forced *struct{ Extension, Text string }
+	}
+	if err := json.Unmarshal([]byte(pj), &v); err != nil || v.Forced == nil || v.Forced.Extension != "yes-no" || v.Text != forced {
+		t.Fatalf("prompt --input: %v %s", err, pj)
+	}
+}
+
+func TestStandupCommandExpands(t *testing.T) {
+	c := newCLI(t)
+	out, errs, code := c.run("expand", "--cwd", t.TempDir(), "-e", examplePlugin(t, "standup"), "--json", "--", "/standup 3")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var e struct{ Kind, Name, Text string }
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Kind != "command" || e.Name != "standup" || !strings.Contains(e.Text, "3") {
+		t.Fatalf("%+v", e)
+	}
+}
+
+func TestPolicyGuardAbortsWhenBroken(t *testing.T) {
+	// A copy of policy-guard whose module is garbage: with failure: abort the
+	// run must stop with an error naming it rather than go on without policy.
+	// The same copy marked skip only produces a diagnostic.
+	c := newCLI(t)
+	src := examplePlugin(t, "policy-guard")
+	dir := filepath.Join(t.TempDir(), "policy-guard")
+	manifest, _ := os.ReadFile(filepath.Join(src, "extension.yaml"))
+	writeFiles(t, dir, map[string]string{"extension.yaml": string(manifest), "policy-guard.wasm": "\x00asm garbage"})
+	_, errs, code := c.run("prompt", "--cwd", t.TempDir(), "-e", dir)
+	if code != 1 || !strings.Contains(errs, "policy-guard") || !strings.Contains(errs, "abort") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	skip := strings.Replace(string(manifest), "\nfailure: abort", "\nfailure: skip", 1)
+	writeFiles(t, dir, map[string]string{"extension.yaml": skip})
+	_, errs, code = c.run("prompt", "--cwd", t.TempDir(), "-e", dir)
+	if code != 0 || !strings.Contains(errs, "policy-guard") {
+		t.Fatalf("skip policy: exit %d: %s", code, errs)
+	}
+}
