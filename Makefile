@@ -25,8 +25,14 @@ test: build plugins
 run: build plugins
 	$(BIN) prompt --explain --cwd examples/demo --approve --grant git-branch
 
+# Go micro-benchmarks, then the side-by-side end-to-end table (installs the
+# peer harness into .cache/bench on first use). Never part of `make test`.
 bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@if [ -x bench/e2e.sh ]; then bench/e2e.sh; fi
+
+fuzz:
+	scripts/fuzz.sh
 
 lint:
 	$(GO) vet ./...
