@@ -68,6 +68,9 @@ type Assembly struct {
 	Tools            []ToolDecl `json:"tools"`
 	Variables        []Variable `json:"variables"`
 	SuppressContexts bool       `json:"suppressContexts,omitempty"`
+
+	// arena holds the built-in sections' texts back to back (see Build).
+	arena string
 }
 
 var (
@@ -106,6 +109,7 @@ func (a *Assembly) Clone() *Assembly {
 		Tools:            append([]ToolDecl(nil), a.Tools...),
 		Variables:        append([]Variable(nil), a.Variables...),
 		SuppressContexts: a.SuppressContexts,
+		arena:            a.arena,
 	}
 }
 

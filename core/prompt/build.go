@@ -8,6 +8,11 @@ import (
 // Build turns options into an assembly: the built-in sections of the
 // established structure, then the extra named sections, sorted by order. An
 // invalid extra section name or order is an error naming the section.
+//
+// The built-in sections are written into one buffer, in prompt order and
+// separated by blank lines, and their texts are slices of it: when nothing
+// reorders or removes them, Render returns a slice of that buffer instead
+// of copying every section again.
 func Build(opts Options) (*Assembly, error) {
 	selected := opts.SelectedTools()
 	catalog := opts.catalog()
@@ -17,40 +22,52 @@ func Build(opts Options) (*Assembly, error) {
 		Variables:        make([]Variable, 0, len(opts.Variables)),
 		SuppressContexts: opts.SuppressContexts,
 	}
-	builtin := func(name string, order float64, text string) {
-		a.Sections = append(a.Sections, Section{Name: name, Order: order, Text: text, Source: SourceBuiltin})
-	}
-
-	if opts.CustomPrompt != "" {
+	w := newArena(estimateSize(&opts))
+	custom := opts.CustomPrompt != ""
+	if custom {
 		src := opts.CustomPromptSource
 		if src == "" {
 			src = SourceCLI
 		}
-		a.Sections = append(a.Sections, Section{Name: "preamble", Order: OrderPreamble, Text: opts.CustomPrompt, Source: src})
+		w.section("preamble", OrderPreamble, src).WriteString(opts.CustomPrompt)
 	} else {
-		builtin("preamble", OrderPreamble, defaultPreamble)
-		builtin("tools", OrderTools, wrap("tools", toolsText(selected, catalog)))
-		builtin("rules", OrderRules, wrap("rules", rulesText(selected, catalog, opts.Guidelines)))
+		w.section("preamble", OrderPreamble, SourceBuiltin).WriteString(defaultPreamble)
+		writeTools(w.tagged("tools", OrderTools, SourceBuiltin), selected, catalog)
+		w.close()
+		writeRules(w.tagged("rules", OrderRules, SourceBuiltin), selected, catalog, opts.Guidelines)
+		w.close()
 		docs := opts.DocsLocation
 		if docs == "" {
 			docs = DefaultDocsLocation
 		}
-		builtin("docs", OrderDocs, wrap("docs", fmt.Sprintf(docsIntro, docs)))
+		fmt.Fprintf(w.tagged("docs", OrderDocs, SourceBuiltin), docsIntro, docs)
+		w.close()
 	}
 	if opts.AppendText != "" {
 		src := opts.AppendTextSource
 		if src == "" {
 			src = SourceCLI
 		}
-		a.Sections = append(a.Sections, Section{Name: "addendum", Order: OrderAddendum, Text: wrap("addendum", opts.AppendText), Source: src})
+		w.tagged("addendum", OrderAddendum, src).WriteString(opts.AppendText)
+		w.close()
 	}
 	if len(opts.ContextFiles) > 0 {
-		builtin("project_context", OrderProjectContext, projectContextText(opts.ContextFiles))
+		writeProjectContext(w.tagged("project_context", OrderProjectContext, SourceBuiltin), opts.ContextFiles)
+		w.close()
 	}
 	if (contains(selected, "read") || contains(selected, "bash")) && anyVisible(opts.Skills) {
-		builtin("skills", OrderSkills, skillsText(opts.Skills))
+		writeSkills(w.tagged("skills", OrderSkills, SourceBuiltin), opts.Skills)
+		w.close()
 	}
-	builtin("cwd", OrderCwd, wrap("cwd", strings.ReplaceAll(opts.Cwd, `\`, "/")))
+	cwd := w.tagged("cwd", OrderCwd, SourceBuiltin)
+	for _, r := range opts.Cwd {
+		if r == '\\' {
+			r = '/'
+		}
+		cwd.WriteRune(r)
+	}
+	w.close()
+	a.Sections, a.arena = w.finish(a.Sections)
 
 	extra := 0
 	for _, spec := range opts.Sections {
@@ -101,19 +118,6 @@ func Build(opts Options) (*Assembly, error) {
 	return a, nil
 }
 
-func wrap(tag, body string) string {
-	var b strings.Builder
-	b.Grow(len(tag)*2 + len(body) + 6)
-	b.WriteByte('<')
-	b.WriteString(tag)
-	b.WriteString(">\n")
-	b.WriteString(body)
-	b.WriteString("\n</")
-	b.WriteString(tag)
-	b.WriteByte('>')
-	return b.String()
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -132,8 +136,7 @@ func findTool(catalog []Tool, name string) (Tool, bool) {
 	return Tool{}, false
 }
 
-func toolsText(selected []string, catalog []Tool) string {
-	var b strings.Builder
+func writeTools(b *strings.Builder, selected []string, catalog []Tool) {
 	n := 0
 	for _, name := range selected {
 		t, ok := findTool(catalog, name)
@@ -154,10 +157,9 @@ func toolsText(selected []string, catalog []Tool) string {
 	}
 	b.WriteString("\n\n")
 	b.WriteString(toolsTrailer)
-	return b.String()
 }
 
-func rulesText(selected []string, catalog []Tool, extra []string) string {
+func writeRules(b *strings.Builder, selected []string, catalog []Tool, extra []string) {
 	bullets := make([]string, 0, 8)
 	seen := make(map[string]bool, 8)
 	add := func(s string) {
@@ -185,7 +187,6 @@ func rulesText(selected []string, catalog []Tool, extra []string) string {
 	}
 	add(conciseRule)
 	add(pathsRule)
-	var b strings.Builder
 	for i, s := range bullets {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -193,17 +194,9 @@ func rulesText(selected []string, catalog []Tool, extra []string) string {
 		b.WriteString("- ")
 		b.WriteString(s)
 	}
-	return b.String()
 }
 
-func projectContextText(files []ContextFile) string {
-	var b strings.Builder
-	size := len(projectContextIntro) + 40
-	for _, f := range files {
-		size += len(f.Path) + len(f.Content) + 52
-	}
-	b.Grow(size)
-	b.WriteString("<project_context>\n")
+func writeProjectContext(b *strings.Builder, files []ContextFile) {
 	b.WriteString(projectContextIntro)
 	for _, f := range files {
 		b.WriteString("\n\n<project_instructions path=\"")
@@ -212,8 +205,6 @@ func projectContextText(files []ContextFile) string {
 		b.WriteString(f.Content)
 		b.WriteString("\n</project_instructions>")
 	}
-	b.WriteString("\n</project_context>")
-	return b.String()
 }
 
 func anyVisible(skills []Skill) bool {
@@ -225,14 +216,7 @@ func anyVisible(skills []Skill) bool {
 	return false
 }
 
-func skillsText(skills []Skill) string {
-	var b strings.Builder
-	size := len(skillsIntro) + 60
-	for _, s := range skills {
-		size += escapedLen(s.Name) + escapedLen(s.Description) + escapedLen(s.Location) + 97
-	}
-	b.Grow(size)
-	b.WriteString("<skills>\n")
+func writeSkills(b *strings.Builder, skills []Skill) {
 	b.WriteString(skillsIntro)
 	b.WriteString("\n\n<available_skills>")
 	for _, s := range skills {
@@ -240,36 +224,23 @@ func skillsText(skills []Skill) string {
 			continue
 		}
 		b.WriteString("\n  <skill>\n    <name>")
-		xmlEscape(&b, s.Name)
+		xmlEscape(b, s.Name)
 		b.WriteString("</name>\n    <description>")
-		xmlEscape(&b, s.Description)
+		xmlEscape(b, s.Description)
 		b.WriteString("</description>\n    <location>")
-		xmlEscape(&b, s.Location)
+		xmlEscape(b, s.Location)
 		b.WriteString("</location>\n  </skill>")
 	}
-	b.WriteString("\n</available_skills>\n</skills>")
-	return b.String()
-}
-
-// escapedLen is len(s) after xmlEscape, so builders are sized once.
-func escapedLen(s string) int {
-	n := len(s)
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '&':
-			n += 4
-		case '<', '>':
-			n += 3
-		case '"', '\'':
-			n += 5
-		}
-	}
-	return n
+	b.WriteString("\n</available_skills>")
 }
 
 // xmlEscape escapes the five XML specials; '&' is handled in the same pass,
 // which is equivalent to escaping it first.
 func xmlEscape(b *strings.Builder, s string) {
+	if strings.IndexAny(s, "&<>\"'") < 0 {
+		b.WriteString(s)
+		return
+	}
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var rep string

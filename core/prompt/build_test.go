@@ -300,3 +300,30 @@ func TestUpdateNoteAndDiff(t *testing.T) {
 		t.Fatal("equal sections must give no patch")
 	}
 }
+
+// The shared-buffer join must give exactly what copying the sections does.
+func TestArenaJoinMatchesCopy(t *testing.T) {
+	for _, opts := range []Options{
+		benchOptions(),
+		{Cwd: "/a", AppendText: "x"},
+		{Cwd: "/a", CustomPrompt: "P", ContextFiles: []ContextFile{{Path: "/a/AGENTS.md", Content: "c"}}},
+		{Cwd: "/a", Sections: []SectionSpec{{Name: "mid", Text: "m", Order: f(250)}}},
+	} {
+		a, err := Build(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, _ := Render(a)
+		b := a.Clone()
+		b.arena = ""
+		slow, _ := Render(b)
+		if fast.Text != slow.Text {
+			t.Fatalf("arena join differs:\n%q\n%q", fast.Text, slow.Text)
+		}
+		a.RemoveSection("docs")
+		fast, _ = Render(a)
+		if strings.Contains(fast.Text, "<docs>") {
+			t.Fatal("removed section still in the joined text")
+		}
+	}
+}

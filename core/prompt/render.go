@@ -38,6 +38,10 @@ func Render(a *Assembly) (Rendered, error) {
 		size += len(text) + 2
 		out.Sections = append(out.Sections, RenderedSection{Name: s.Name, Order: s.Order, Source: s.Source, Text: text})
 	}
+	if joined, ok := joinedFromArena(a.arena, out.Sections); ok {
+		out.Text = joined
+		return out, nil
+	}
 	var b strings.Builder
 	b.Grow(size)
 	for i, s := range out.Sections {
