@@ -135,19 +135,16 @@ func (t *Transcript) parse(data []byte) error {
 		if len(raw) == 0 {
 			continue
 		}
-		if line == 1 || t.Header.Type == "" {
+		if t.Header.Type == "" {
 			var h Header
 			if err := json.Unmarshal(raw, &h); err != nil || h.Type != TypeSession {
-				if line == 1 {
-					if err == nil {
-						err = fmt.Errorf("first line is not a session header")
-					}
-					return fmt.Errorf("line 1: %w", err)
+				if err == nil {
+					err = errors.New("the first line is not a session header")
 				}
-			} else {
-				t.Header = h
-				continue
+				return fmt.Errorf("line %d: %w", line, err)
 			}
+			t.Header = h
+			continue
 		}
 		var e Entry
 		if err := json.Unmarshal(raw, &e); err != nil {
