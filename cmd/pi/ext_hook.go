@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/host"
+)
+
+type extTestJSON struct {
+	Extension   string           `json:"extension"`
+	Hook        string           `json:"hook"`
+	Result      any              `json:"result"`
+	FirstCallMs float64          `json:"firstCallMs"`
+	WarmCallMs  float64          `json:"warmCallMs"`
+	Granted     abi.Capabilities `json:"granted"`
+	Logs        []string         `json:"logs"`
+}
+
+func (a *app) cmdExtTest(ctx context.Context, args []string) error {
+	flags := newExtFlags("test")
+	hook := flags.String("hook", "", "hook to call: "+strings.Join(abi.Hooks, ", "))
+	eventFile := flags.String("event", "", `file holding the JSON event ("-" reads stdin)`)
+	grantAll := flags.Bool("grant", false, "grant everything the manifest requests for this run")
+	cwd := flags.String("cwd", "", "project directory whose root file grants resolve against (default: the current directory)")
+	fetches := flags.StringArray("fetch", nil, "serve KEY (system_prompt, skills, context:PATH, section:NAME) from FILE when the guest fetches it (before_agent_start); repeatable")
+	asJSON := flags.Bool("json", false, "print JSON for scripts")
+	rest, err := a.parseExt(flags, args, "pi ext test DIR --hook HOOK --event FILE [--grant] [--json]", 1, "the package DIR")
+	if err != nil {
+		return err
+	}
+	if *hook == "" {
+		return usagef("ext test: --hook is required (one of %s)", strings.Join(abi.Hooks, ", "))
+	}
+	if abi.ExportFor(*hook) == "" {
+		return usagef("ext test: unknown hook %q (want one of %s)", *hook, strings.Join(abi.Hooks, ", "))
+	}
+	if *eventFile == "" {
+		return usagef("ext test: --event FILE is required (use - for stdin)")
+	}
+	var raw []byte
+	if *eventFile == "-" {
+		raw, err = io.ReadAll(a.stdin)
+	} else {
+		raw, err = os.ReadFile(a.absFrom(*eventFile))
+	}
+	if err != nil {
+		return fmt.Errorf("read the event: %w", err)
+	}
+	fetchMap := map[string][]byte{}
+	for _, f := range *fetches {
+		key, file, ok := strings.Cut(f, "=")
+		if !ok || key == "" || file == "" {
+			return usagef("ext test: --fetch %q: want KEY=FILE", f)
+		}
+		b, err := os.ReadFile(a.absFrom(file))
+		if err != nil {
+			return fmt.Errorf("--fetch %s: %w", key, err)
+		}
+		fetchMap[key] = b
+	}
+	call, err := hookCaller(*hook, raw, host.FetchMap(fetchMap))
+	if err != nil {
+		return err
+	}
+	root := a.wd
+	if *cwd != "" {
+		c := common{cwd: *cwd}
+		if root, err = a.resolveCwd(&c); err != nil {
+			return err
+		}
+	}
+	dir := a.absFrom(rest[0])
+	pkg, err := readPackage(dir)
+	if err != nil {
+		return err
+	}
+	name := pkg.Manifest.Name
+	if !pkg.Manifest.Handles(*hook) {
+		hooks := strings.Join(pkg.Manifest.Hooks, ", ")
+		if hooks == "" {
+			hooks = "none"
+		}
+		return fmt.Errorf("extension %q does not declare the %s hook (its hooks: %s)", name, *hook, hooks)
+	}
+	store, err := host.OpenGrantStore(a.agentDir())
+	if err != nil {
+		return fmt.Errorf("read stored grants: %w", err)
+	}
+	grants := store.Grants()
+	if *grantAll {
+		grants = grants.Merge(host.Grants{name: host.GrantAll(pkg.Manifest, pkg.SHA256)})
+	}
+
+	var logMu sync.Mutex
+	var logs []string
+	cfg := host.Config{
+		AgentDir:    a.agentDir(),
+		ProjectRoot: resources.ProjectRoot(root),
+		Log: func(ext, level, msg string) {
+			logMu.Lock()
+			logs = append(logs, fmt.Sprintf("[%s] %s: %s", ext, level, msg))
+			logMu.Unlock()
+		},
+	}
+	x, diags, err := loadOne(ctx, cfg, dir, grants)
+	if err != nil {
+		return err
+	}
+	if x == nil {
+		printDiagnostics(a.stderr, diags)
+		return fmt.Errorf("extension %q does not load", name)
+	}
+	defer x.rt.Close(ctx)
+	if !*asJSON {
+		printDiagnostics(a.stderr, diags)
+	}
+
+	start := time.Now()
+	res, err := call(ctx, x.Extension)
+	first := time.Since(start)
+	flushLogs := func() []string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		out := logs
+		logs = nil
+		return out
+	}
+	if err != nil {
+		for _, l := range flushLogs() {
+			fmt.Fprintln(a.stderr, l)
+		}
+		return fmt.Errorf("%v (after %s)", err, fmtDur(first))
+	}
+	callLogs := flushLogs()
+	start = time.Now()
+	_, err = call(ctx, x.Extension)
+	warm := time.Since(start)
+	flushLogs()
+	if err != nil {
+		return fmt.Errorf("second call: %v", err)
+	}
+
+	if *asJSON {
+		out := extTestJSON{Extension: name, Hook: *hook, Result: res, FirstCallMs: ms(first), WarmCallMs: ms(warm), Granted: x.Granted(), Logs: callLogs}
+		if out.Logs == nil {
+			out.Logs = []string{}
+		}
+		return writeJSON(a.stdout, out)
+	}
+	for _, l := range callLogs {
+		fmt.Fprintln(a.stderr, l)
+	}
+	if err := writeJSON(a.stdout, res); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s %s: first call %s, warm call %s\n", name, *hook, fmtDur(first), fmtDur(warm))
+	return nil
+}
+
+// hookCaller decodes the event for hook and returns a function that calls
+// the hook through the host's typed entry points (which validate the
+// result as a real run would).
+func hookCaller(hook string, raw []byte, fetch host.FetchFunc) (func(context.Context, *host.Extension) (any, error), error) {
+	decode := func(v any) error {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("the event is not a valid %s event: %w", hook, err)
+		}
+		return nil
+	}
+	switch hook {
+	case abi.HookBeforeAgentStart:
+		var ev abi.BeforeAgentStartEvent
+		if err := decode(&ev); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, x *host.Extension) (any, error) {
+			return x.BeforeAgentStart(ctx, ev, fetch)
+		}, nil
+	case abi.HookAssemble:
+		var ev abi.AssembleEvent
+		if err := decode(&ev); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Assemble(ctx, ev) }, nil
+	case abi.HookInput:
+		var ev abi.InputEvent
+		if err := decode(&ev); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Input(ctx, ev) }, nil
+	case abi.HookCommand:
+		var ev abi.CommandEvent
+		if err := decode(&ev); err != nil {
+			return nil, err
+		}
+		if ev.Name == "" {
+			return nil, fmt.Errorf("the command event needs a name: {\"name\": \"cmd\", \"args\": \"...\"}")
+		}
+		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Command(ctx, ev) }, nil
+	}
+	return nil, usagef("ext test: unknown hook %q", hook)
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/host"
+	"github.com/tetratelabs/wazero"
+)
+
+type inspectJSON struct {
+	Name      string            `json:"name"`
+	Version   string            `json:"version"`
+	ABI       int               `json:"abi"`
+	Dir       string            `json:"dir"`
+	Module    string            `json:"module"`
+	Size      int               `json:"size"`
+	SHA256    string            `json:"sha256"`
+	Hooks     []string          `json:"hooks"`
+	Commands  []abi.CommandInfo `json:"commands"`
+	Requested abi.Capabilities  `json:"requested"`
+	Limits    abi.Limits        `json:"limits"`
+	Failure   string            `json:"failure"`
+	Exports   []string          `json:"exports"`
+	// CompileMs is a first compile into an empty cache; CachedCompileMs
+	// is the same module read back from that on-disk cache.
+	CompileMs       float64      `json:"compileMs"`
+	CachedCompileMs float64      `json:"cachedCompileMs"`
+	Loads           bool         `json:"loads"`
+	Grant           grantState   `json:"grant"`
+	Diagnostics     []diagnostic `json:"diagnostics"`
+}
+
+func (a *app) cmdExtInspect(ctx context.Context, args []string) error {
+	flags := newExtFlags("inspect")
+	asJSON := flags.Bool("json", false, "print JSON for scripts")
+	rest, err := a.parseExt(flags, args, "pi ext inspect DIR [--json]", 1, "the package DIR")
+	if err != nil {
+		return err
+	}
+	pkg, err := readPackage(a.absFrom(rest[0]))
+	if err != nil {
+		return err
+	}
+	m := pkg.Manifest
+	out := inspectJSON{
+		Name: m.Name, Version: m.Version, ABI: m.ABI, Dir: pkg.Dir, Module: pkg.ModulePath,
+		Size: pkg.Size, SHA256: pkg.SHA256, Hooks: m.Hooks, Commands: m.Commands,
+		Requested: m.Capabilities, Limits: m.Limits.Effective(), Failure: m.FailurePolicy(),
+		Diagnostics: []diagnostic{},
+	}
+	if out.Hooks == nil {
+		out.Hooks = []string{}
+	}
+
+	// Compile twice with a private cache: the first figure is a real cold
+	// compile, the second the warm path through the on-disk cache.
+	cacheDir, err := os.MkdirTemp("", "pi-ext-inspect-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(cacheDir)
+	for round := 0; round < 2; round++ {
+		x, diags, err := loadOne(ctx, host.Config{AgentDir: cacheDir}, pkg.Dir, nil)
+		if err != nil {
+			return err
+		}
+		if x == nil {
+			out.Diagnostics = append(out.Diagnostics, diags...)
+			break
+		}
+		if round == 0 {
+			out.Loads = true
+			out.CompileMs = ms(x.CompileTime())
+			out.Exports = x.Exports()
+			out.Commands = x.Commands()
+		} else {
+			out.CachedCompileMs = ms(x.CompileTime())
+		}
+		x.rt.Close(ctx)
+	}
+	if !out.Loads {
+		// Still list what the module exports, from a plain parse.
+		out.Exports = moduleExports(ctx, pkg.ModulePath)
+	}
+	if out.Exports == nil {
+		out.Exports = []string{}
+	}
+	if out.Commands == nil {
+		out.Commands = []abi.CommandInfo{}
+	}
+
+	store, err := host.OpenGrantStore(a.agentDir())
+	if err != nil {
+		return fmt.Errorf("read stored grants: %w", err)
+	}
+	g, ok := store.Get(m.Name)
+	out.Grant = grantFor(m.Capabilities, g, ok, pkg.SHA256)
+
+	if *asJSON {
+		if err := writeJSON(a.stdout, out); err != nil {
+			return err
+		}
+	} else if err := printInspect(a, out); err != nil {
+		return err
+	}
+	if !out.Loads {
+		return fmt.Errorf("%s does not load (see the diagnostics)", m.Name)
+	}
+	return nil
+}
+
+// loadedOne is a single extension loaded on its own runtime.
+type loadedOne struct {
+	*host.Extension
+	rt *host.Runtime
+}
+
+// loadOne loads the package in dir on a fresh runtime. It returns nil and
+// the diagnostics when the package does not load; diagnostics about
+// ungranted capabilities are kept only when the extension loads.
+func loadOne(ctx context.Context, cfg host.Config, dir string, grants host.Grants) (*loadedOne, []diagnostic, error) {
+	rt, err := host.NewRuntime(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the extension runtime: %w", err)
+	}
+	exts, diags := rt.Load(ctx, []string{dir}, grants)
+	ds := fromHost(diags)
+	if len(exts) != 1 {
+		rt.Close(ctx)
+		var keep []diagnostic
+		for _, d := range ds {
+			if d.Kind != host.DiagGrant {
+				keep = append(keep, d)
+			}
+		}
+		return nil, keep, nil
+	}
+	return &loadedOne{Extension: exts[0], rt: rt}, ds, nil
+}
+
+// moduleExports lists a module's exported functions without instantiating
+// it (the interpreter only parses and validates).
+func moduleExports(ctx context.Context, path string) []string {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer r.Close(ctx)
+	cm, err := r.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for name := range cm.ExportedFunctions() {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func printInspect(a *app, r inspectJSON) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	orDash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	fmt.Fprintf(tw, "name\t%s %s\n", r.Name, orDash(r.Version))
+	fmt.Fprintf(tw, "abi\t%d\n", r.ABI)
+	fmt.Fprintf(tw, "module\t%s\n", r.Module)
+	fmt.Fprintf(tw, "size\t%s (%d bytes)\n", fmtSize(r.Size), r.Size)
+	fmt.Fprintf(tw, "sha256\t%s\n", r.SHA256)
+	fmt.Fprintf(tw, "hooks\t%s\n", orDash(strings.Join(r.Hooks, ", ")))
+	fmt.Fprintf(tw, "commands\t%s\n", commandNames(r.Commands))
+	fmt.Fprintf(tw, "requests\t%s\n", capsText(r.Requested))
+	fmt.Fprintf(tw, "limits\ttimeout %dms, memory %d MiB, output %d KiB per call\n", r.Limits.TimeoutMs, r.Limits.MemoryMiB, r.Limits.OutputKiB)
+	fmt.Fprintf(tw, "on failure\t%s\n", r.Failure)
+	fmt.Fprintf(tw, "exports\t%s\n", orDash(strings.Join(r.Exports, ", ")))
+	if r.Loads {
+		fmt.Fprintf(tw, "compile\t%s cold, %s from the on-disk cache\n", fmtDur(msDur(r.CompileMs)), fmtDur(msDur(r.CachedCompileMs)))
+	} else {
+		fmt.Fprintf(tw, "compile\tdoes not load\n")
+	}
+	fmt.Fprintf(tw, "grant\t%s\n", r.Grant.describe())
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printDiagnostics(a.stderr, r.Diagnostics)
+	return nil
+}
+
+func msDur(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
