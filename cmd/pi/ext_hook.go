@@ -30,7 +30,7 @@ func (a *app) cmdExtTest(ctx context.Context, args []string) error {
 	flags := newExtFlags("test")
 	hook := flags.String("hook", "", "hook to call: "+strings.Join(abi.Hooks, ", "))
 	eventFile := flags.String("event", "", `file holding the JSON event ("-" reads stdin)`)
-	grantAll := flags.Bool("grant", false, "grant everything the manifest requests for this run")
+	grantAll := flags.Bool("grant", false, "grant everything the manifest requests, for this run only (otherwise a stored grant applies)")
 	cwd := flags.String("cwd", "", "project directory whose root file grants resolve against (default: the current directory)")
 	fetches := flags.StringArray("fetch", nil, "serve KEY (system_prompt, skills, context:PATH, section:NAME) from FILE when the guest fetches it (before_agent_start); repeatable")
 	asJSON := flags.Bool("json", false, "print JSON for scripts")
