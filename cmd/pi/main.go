@@ -49,10 +49,6 @@ func main() {
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
 
 const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
 
