@@ -15,8 +15,10 @@
 #
 # Everything downloaded or built here lives in $PI_BENCH_CACHE (default
 # <repo>/.cache/bench). The peer is installed there on first use by
-# bench/peer/install.sh. Progress goes to stderr, the table to stdout. A figure
-# whose command fails prints n/a, and the reason is shown on stderr.
+# bench/peer/install.sh. PI_BIN times another pi binary instead of bin/pi;
+# BENCH_RUNS sets the default of -n. Progress goes to stderr, the table to
+# stdout. A figure whose command fails prints n/a, and the reason is shown on
+# stderr.
 set -euo pipefail
 
 runs=${BENCH_RUNS:-15}
@@ -60,7 +62,7 @@ fi
 go build -o "$cache/bin/mockmodel" ./bench/mockmodel
 go build -o "$cache/bin/timeit" ./bench/timeit
 timeit=$cache/bin/timeit
-pi=$repo/bin/pi
+pi=${PI_BIN:-$repo/bin/pi} # PI_BIN: time another build of pi
 
 peer_ok=1
 if out=$(bench/peer/install.sh "$cache"); then
@@ -174,6 +176,9 @@ measure() {
 				rss=$(sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p' <<< "$line")
 			fi
 		else
+			# hyperfine hides the command's own output: run it once more
+			# under the Go timer, which keeps the failing run's stderr.
+			(cd "$project" && "$timeit" -n 1 -warmup 0 -prepare "$prep" -- "$@") >/dev/null 2>> "$log" || true
 			say "failed: $*"; sed 's/^/    /' "$log" | tail -n 8 >&2
 		fi
 	else
@@ -243,7 +248,7 @@ rss_prompt=$rss
 
 say "pi prompt, $next extensions, first compile"
 measure "$compile_runs" "rm -rf '$work/agent-ours/cache'" "${ours_env[@]}" "$pi" prompt --no-extensions "${ours_ext[@]}"
-row "\`pi prompt\`, $next extensions, first compile (cache cleared, $compile_runs runs)" "$med" — ms
+row "\`pi prompt\`, $next extensions, first compile (cache cleared; runs: $compile_runs)" "$med" — ms
 
 row "peak RSS, \`-p hello\`, no extensions" "${rss_plain[0]}" "${rss_plain[1]}" MiB
 row "peak RSS, \`-p hello\`, $next extensions" "${rss_ext[0]}" "${rss_ext[1]}" MiB
