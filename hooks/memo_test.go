@@ -1,0 +1,79 @@
+package hooks
+
+import (
+	"context"
+	"testing"
+
+	"github.com/piwasm/pi/abi"
+)
+
+// pureFake counts its calls and reads one fetched value.
+type pureFake struct {
+	fake
+	calls int
+	pure  bool
+}
+
+func (p *pureFake) MemoIdentity() (string, bool) { return "sha:abc", p.pure }
+
+func newPure(pure bool) *pureFake {
+	p := &pureFake{pure: pure}
+	p.fake = fake{name: "pure", hooks: []string{abi.HookBeforeAgentStart}}
+	p.fake.start = func(ev abi.BeforeAgentStartEvent, fe Fetcher) (abi.BeforeAgentStartResult, error) {
+		p.calls++
+		v, _ := fe("context:/p/AGENTS.md")
+		return abi.BeforeAgentStartResult{Message: ev.Input + ":" + string(v)}, nil
+	}
+	return p
+}
+
+func TestMemoizeReusesResultsWhileInputsMatch(t *testing.T) {
+	store := &MemoryStore{}
+	p := newPure(true)
+	h := Memoize(p, store)
+	ctx := context.Background()
+	agents := "v1"
+	fetch := func(k string) ([]byte, bool) {
+		if k == "context:/p/AGENTS.md" {
+			return []byte(agents), true
+		}
+		return nil, false
+	}
+	call := func(input string) string {
+		t.Helper()
+		res, err := h.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: input}, fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Message
+	}
+	if got := call("a"); got != "a:v1" || p.calls != 1 {
+		t.Fatalf("%q after %d calls", got, p.calls)
+	}
+	if got := call("a"); got != "a:v1" || p.calls != 1 {
+		t.Fatalf("same inputs ran the handler again (%d calls)", p.calls)
+	}
+	if got := call("b"); got != "b:v1" || p.calls != 2 {
+		t.Fatalf("new event not run: %q, %d calls", got, p.calls)
+	}
+	agents = "v2"
+	if got := call("a"); got != "a:v2" || p.calls != 3 {
+		t.Fatalf("changed fetched value served from memo: %q, %d calls", got, p.calls)
+	}
+	// A fresh wrapper over the same store (a new process) hits too.
+	p2 := newPure(true)
+	if res, _ := Memoize(p2, store).BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "a"}, fetch); res.Message != "a:v2" || p2.calls != 0 {
+		t.Fatalf("store not shared: %q, %d calls", res.Message, p2.calls)
+	}
+}
+
+func TestMemoizeLeavesImpureHandlersAlone(t *testing.T) {
+	p := newPure(false)
+	if Memoize(p, &MemoryStore{}) != Handler(p) {
+		t.Fatal("impure handler wrapped")
+	}
+	var plain Handler = &fake{name: "x"}
+	if Memoize(plain, &MemoryStore{}) != plain {
+		t.Fatal("non-memoizable handler wrapped")
+	}
+}
