@@ -63,7 +63,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 }
 
 func f64(v float64) *float64 { return &v }
-func str(s string) *string    { return &s }
+func str(s string) *string   { return &s }
 
 func TestOpValidate(t *testing.T) {
 	good := []struct {

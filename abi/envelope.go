@@ -41,12 +41,8 @@ func EncodeError(msg string) []byte {
 // decode into v. A "result" of null leaves v unchanged.
 func DecodeEnvelope(data []byte, v any) error {
 	var env Envelope
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&env); err != nil {
+	if err := json.Unmarshal(data, &env); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadEnvelope, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: trailing data after the envelope", ErrBadEnvelope)
 	}
 	if env.Error != "" {
 		if len(env.Result) > 0 && !bytes.Equal(env.Result, []byte("null")) {

@@ -62,14 +62,31 @@ type BeforeAgentStartResult struct {
 }
 
 // Section is one section of the assembly.
+//
+// On the wire to a guest, Text is inlined only when it is at most
+// InlineTextMax bytes; a longer text is left empty, Bytes gives its length,
+// and the guest fetches it with KeySectionPrefix+Name (the SDK's sdk.Text
+// does this). Bytes is always set on the wire. The host accepts sections
+// with Bytes zero and the full Text: it does the trimming itself.
 type Section struct {
 	Name        string  `json:"name"`
 	Order       float64 `json:"order"`
 	Text        string  `json:"text"`
+	Bytes       int     `json:"bytes,omitempty"`
 	Interpolate bool    `json:"interpolate,omitempty"`
 	Complete    bool    `json:"complete,omitempty"`
 	Source      string  `json:"source,omitempty"`
 }
+
+// InlineTextMax is the longest section text the host inlines into an
+// AssembleEvent; longer ones are fetched on demand. Most hooks look at a
+// few sections, and every byte a guest decodes costs far more inside the
+// sandbox than on the host.
+const InlineTextMax = 256
+
+// TextInline reports whether s.Text holds the section's whole text (on the
+// guest side, after the host's trimming).
+func (s Section) TextInline() bool { return s.Bytes == 0 || s.Bytes == len(s.Text) }
 
 // Context is one runtime-context entry of the assembly (rendered into a
 // user-role snapshot, never into the system prompt).

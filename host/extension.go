@@ -81,6 +81,9 @@ func (e *Extension) Granted() abi.Capabilities { return e.caps }
 // reported at load.
 func (e *Extension) Commands() []abi.CommandInfo { return e.commands }
 
+// Imports returns what the module imports (host functions, WASI).
+func (e *Extension) Imports() []Import { return e.pkg.Imports }
+
 // Exports returns the module's exported function names, sorted.
 func (e *Extension) Exports() []string { return e.exports }
 
@@ -149,9 +152,12 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 			MaxVarBytes:          64 << 10,
 		},
 	}
+	lock := r.compileLock(pkg.SHA256)
+	lock.Lock()
 	start := time.Now()
 	e.compiled, err = extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: true}, e.hostFunctions())
 	e.compileTime = time.Since(start)
+	lock.Unlock()
 	if err != nil {
 		diag(DiagCompile, pkg.ModulePath, "%v", err)
 		return nil, diags
@@ -228,7 +234,9 @@ func short(sha string) string {
 	return sha
 }
 
-func (e *Extension) timeout() time.Duration { return time.Duration(e.limits.TimeoutMs) * time.Millisecond }
+func (e *Extension) timeout() time.Duration {
+	return time.Duration(e.limits.TimeoutMs) * time.Millisecond
+}
 
 // initTimeout bounds instantiation and the runtime's own initialization,
 // which for a standard-Go guest takes a few milliseconds.
@@ -239,8 +247,26 @@ func (e *Extension) initTimeout() time.Duration {
 // BeforeAgentStart calls the before_agent_start hook. fetch supplies the
 // lazily fetched keys (context files, sections, skills, system prompt).
 // The result's ops are validated for the hook.
+//
+// A SystemPrompt longer than abi.InlinePromptMax is moved out of the event
+// and served to the guest on demand (abi.KeySystemPrompt); callers pass the
+// whole prompt.
 func (e *Extension) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch FetchFunc) (abi.BeforeAgentStartResult, error) {
 	var res abi.BeforeAgentStartResult
+	prompt := ev.SystemPrompt
+	if len(prompt) > abi.InlinePromptMax {
+		ev.SystemPrompt, ev.SystemPromptBytes = "", len(prompt)
+	}
+	user := fetch
+	fetch = func(k string) ([]byte, bool) {
+		if k == abi.KeySystemPrompt && prompt != "" {
+			return []byte(prompt), true
+		}
+		if user == nil {
+			return nil, false
+		}
+		return user(k)
+	}
 	err := e.hook(ctx, abi.HookBeforeAgentStart, ev, fetch, &res)
 	if err == nil {
 		if verr := abi.ValidateOps(abi.HookBeforeAgentStart, res.Ops); verr != nil {
@@ -252,9 +278,35 @@ func (e *Extension) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStar
 
 // Assemble calls the system-prompt/assemble hook. An empty result means
 // unchanged; apply a result with abi.ApplyAssemble.
+//
+// Callers pass sections with their whole text. On the wire, texts longer
+// than abi.InlineTextMax are left out and served on demand
+// (abi.KeySectionPrefix+name), so that a guest decodes only what it reads.
 func (e *Extension) Assemble(ctx context.Context, ev abi.AssembleEvent) (abi.AssembleResult, error) {
 	var res abi.AssembleResult
-	err := e.hook(ctx, abi.HookAssemble, ev, nil, &res)
+	wire := ev
+	wire.Sections = make([]abi.Section, len(ev.Sections))
+	for i, s := range ev.Sections {
+		if !s.TextInline() {
+			return res, e.callErr(abi.HookAssemble, CauseUnavailable, fmt.Errorf("section %q: text shorter than its bytes", s.Name))
+		}
+		s.Bytes = len(s.Text)
+		if len(s.Text) > abi.InlineTextMax {
+			s.Text = ""
+		}
+		wire.Sections[i] = s
+	}
+	fetch := func(k string) ([]byte, bool) {
+		if name, ok := strings.CutPrefix(k, abi.KeySectionPrefix); ok {
+			for _, s := range ev.Sections {
+				if s.Name == name {
+					return []byte(s.Text), true
+				}
+			}
+		}
+		return nil, false
+	}
+	err := e.hook(ctx, abi.HookAssemble, wire, fetch, &res)
 	if err == nil {
 		if verr := abi.ValidateOps(abi.HookAssemble, res.Ops); verr != nil {
 			return abi.AssembleResult{}, e.callErr(abi.HookAssemble, CauseInvalidResult, verr)
@@ -370,6 +422,11 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	}
 	if e.inst == nil {
 		inst, err := e.newInstance(ctx)
+		if err == nil {
+			if _, err = inst.abiVersion(ctx, e.initTimeout()); err != nil {
+				inst.close()
+			}
+		}
 		if err != nil {
 			return nil, nil, e.callErr(hook, CauseUnavailable, err)
 		}
@@ -383,7 +440,7 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 
 	cctx, cancel := context.WithTimeout(ctx, e.timeout())
 	defer cancel()
-	rc, extOut, err := inst.plugin.CallWithContext(cctx, export, nil)
+	rc, err := inst.call(cctx, export)
 	if err == nil && rc != 0 {
 		err = fmt.Errorf("export returned %d", rc)
 	}
@@ -398,6 +455,11 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	}
 	out = cs.out
 	if !cs.outputSet {
+		extOut, err := inst.extismOutput(cctx)
+		if err != nil {
+			e.retireLocked()
+			return nil, nil, e.callErr(hook, CauseBadEnvelope, fmt.Errorf("reading Extism output: %w", err))
+		}
 		if len(extOut) > cs.maxOutput {
 			e.retireLocked()
 			return nil, nil, e.callErr(hook, CauseOutputTooLarge, fmt.Errorf("output of %d bytes exceeds the limit of %d", len(extOut), cs.maxOutput))

@@ -23,9 +23,91 @@ import (
 // instance is one live instantiation of an extension's module.
 type instance struct {
 	plugin *extism.Plugin
-	main   api.Module // the guest module itself (not Extism's kernel)
+	main   api.Module // the guest module itself
+	kernel api.Module // Extism's kernel module of this instance
 	mem    api.Memory // the guest's linear memory; nil if it has none
 	stderr *tailBuffer
+
+	// Functions resolved once: wazero allocates a call stack for every
+	// ExportedFunction lookup, which Extism's own call path repeats
+	// several times per call.
+	fns                  map[string]api.Function
+	kernelUsed           bool // the guest imports Extism's kernel functions
+	reset, outOff, outLn api.Function
+	values               context.Context // carries Extism's context keys
+}
+
+// fn returns the cached export name, or nil.
+func (i *instance) fn(name string) api.Function {
+	f, ok := i.fns[name]
+	if !ok {
+		f = i.main.ExportedFunction(name)
+		i.fns[name] = f
+	}
+	return f
+}
+
+// callCtx returns ctx carrying the values Extism's host functions look up
+// (the plugin and its kernel), so that guests may still use them.
+func (i *instance) callCtx(ctx context.Context) context.Context {
+	return valuesCtx{Context: ctx, values: i.values}
+}
+
+// valuesCtx takes deadline and cancellation from Context and values from
+// values.
+type valuesCtx struct {
+	context.Context
+	values context.Context
+}
+
+func (c valuesCtx) Value(key any) any { return c.values.Value(key) }
+
+// call runs export directly on the guest (Extism's kernel is reset first,
+// as Extism does) and returns its i32 result.
+func (i *instance) call(ctx context.Context, export string) (uint32, error) {
+	f := i.fn(export)
+	if f == nil {
+		return 0, fmt.Errorf("missing export %s", export)
+	}
+	cctx := i.callCtx(ctx)
+	if i.kernelUsed {
+		if _, err := i.reset.Call(cctx); err != nil {
+			return 0, err
+		}
+	}
+	res, err := f.Call(cctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(res) == 0 {
+		return 0, nil
+	}
+	return uint32(res[0]), nil
+}
+
+// extismOutput returns what the guest wrote with Extism's output_set (for
+// guests built with another Extism PDK).
+func (i *instance) extismOutput(ctx context.Context) ([]byte, error) {
+	if !i.kernelUsed {
+		return nil, nil
+	}
+	cctx := i.callCtx(ctx)
+	off, err := i.outOff.Call(cctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := i.outLn.Call(cctx)
+	if err != nil {
+		return nil, err
+	}
+	if n[0] == 0 {
+		return nil, nil
+	}
+	b, ok := i.plugin.Memory().Read(uint32(off[0]), uint32(n[0]))
+	if !ok {
+		return nil, errors.New("output out of range")
+	}
+	return append([]byte(nil), b...), nil
 }
 
 func (i *instance) close() { i.plugin.Close(context.Background()) }
@@ -87,12 +169,24 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 		e.rt.log(name, lv, msg)
 	})
 	inst.plugin = p
-	inst.main, err = guestModule(p)
+	inst.main, inst.kernel, err = pluginModules(p)
 	if err != nil {
 		p.Close(ctx)
 		return nil, err
 	}
 	inst.mem = inst.main.Memory()
+	inst.fns = map[string]api.Function{}
+	inst.kernelUsed = e.pkg.usesExtismKernel()
+	inst.reset = inst.kernel.ExportedFunction("reset")
+	inst.outOff = inst.kernel.ExportedFunction("output_offset")
+	inst.outLn = inst.kernel.ExportedFunction("output_length")
+	if inst.reset == nil || inst.outOff == nil || inst.outLn == nil {
+		p.Close(ctx)
+		return nil, errors.New("unsupported Extism kernel")
+	}
+	v := context.WithValue(context.Background(), extism.PluginCtxKey("extism"), inst.kernel)
+	v = context.WithValue(v, extism.PluginCtxKey("plugin"), p)
+	inst.values = context.WithValue(v, extism.InputOffsetKey("inputOffset"), uint64(0))
 	return inst, nil
 }
 
@@ -109,35 +203,40 @@ func (i *instance) abiVersion(ctx context.Context, d time.Duration) (int, error)
 }
 
 var (
-	guestFieldOnce sync.Once
-	guestField     reflect.StructField
-	guestFieldErr  error
+	fieldsOnce               sync.Once
+	mainOffset, kernelOffset uintptr
+	fieldsErr                error
 )
 
-// guestModule returns the guest's own module instance inside an Extism
-// plugin. Extism keeps it in an unexported field and hands host functions
-// only its kernel's memory; the guest's linear memory is what the pi host
-// functions must read and write, so the field is read once per instance.
-// A change of Extism's layout is reported as an error at instantiation
-// (and caught by the tests), never as a crash.
-func guestModule(p *extism.Plugin) (api.Module, error) {
-	guestFieldOnce.Do(func() {
-		f, ok := reflect.TypeOf(extism.Plugin{}).FieldByName("mainModule")
-		if !ok || f.Type != reflect.TypeOf((*api.Module)(nil)).Elem() {
-			guestFieldErr = errors.New("unsupported Extism version: cannot reach the guest module")
+// pluginModules returns the guest's own module instance and Extism's
+// kernel instance inside an Extism plugin. Extism keeps both in unexported
+// fields and hands host functions only the kernel's memory; the guest's
+// linear memory is what the pi host functions read and write, and calling
+// the guest directly avoids Extism's per-call function lookups. The fields
+// are located once by name and type; a change of Extism's layout is
+// reported as an error at instantiation (and caught by the tests), never
+// as a crash.
+func pluginModules(p *extism.Plugin) (main, kernel api.Module, err error) {
+	fieldsOnce.Do(func() {
+		modType := reflect.TypeOf((*api.Module)(nil)).Elem()
+		t := reflect.TypeOf(extism.Plugin{})
+		m, ok1 := t.FieldByName("mainModule")
+		k, ok2 := t.FieldByName("extism")
+		if !ok1 || !ok2 || m.Type != modType || k.Type != modType {
+			fieldsErr = errors.New("unsupported Extism version: cannot reach the guest module")
 			return
 		}
-		guestField = f
+		mainOffset, kernelOffset = m.Offset, k.Offset
 	})
-	if guestFieldErr != nil {
-		return nil, guestFieldErr
+	if fieldsErr != nil {
+		return nil, nil, fieldsErr
 	}
-	ptr := unsafe.Add(unsafe.Pointer(p), guestField.Offset)
-	m := *(*api.Module)(ptr)
-	if m == nil {
-		return nil, errors.New("plugin has no guest module")
+	main = *(*api.Module)(unsafe.Add(unsafe.Pointer(p), mainOffset))
+	kernel = *(*api.Module)(unsafe.Add(unsafe.Pointer(p), kernelOffset))
+	if main == nil || kernel == nil {
+		return nil, nil, errors.New("plugin has no guest module")
 	}
-	return m, nil
+	return main, kernel, nil
 }
 
 // classify maps the error of a call to a cause and a readable error.

@@ -20,6 +20,7 @@ type Package struct {
 	Manifest     abi.Manifest // the parsed manifest
 	SHA256       string       // hex SHA-256 of the module
 	Size         int          // module size in bytes
+	Imports      []Import     // what the module imports
 	wasm         []byte
 }
 
@@ -56,5 +57,21 @@ func ReadPackage(dir string) (*Package, []Diagnostic) {
 	sum := sha256.Sum256(p.wasm)
 	p.SHA256 = hex.EncodeToString(sum[:])
 	p.Size = len(p.wasm)
+	if p.Imports, err = moduleImports(p.wasm); err != nil {
+		return nil, diag(DiagModule, p.ModulePath, "%v", err)
+	}
 	return p, nil
+}
+
+// usesExtismKernel reports whether the module imports Extism's kernel
+// functions (input, output, memory, HTTP, variables), as guests built with
+// an Extism PDK do. Guests that only use the pi host functions need no
+// kernel bookkeeping per call.
+func (p *Package) usesExtismKernel() bool {
+	for _, im := range p.Imports {
+		if im.Module == "extism:host/env" {
+			return true
+		}
+	}
+	return false
 }

@@ -36,8 +36,25 @@ type Runtime struct {
 	root  string // ProjectRoot with symlinks resolved
 	cache wazero.CompilationCache
 
-	mu   sync.Mutex
-	exts []*Extension
+	mu        sync.Mutex
+	exts      []*Extension
+	compiling map[string]*sync.Mutex // per module SHA-256
+}
+
+// compileLock returns the lock serializing compilations of one module, so
+// that packages sharing a module compile it once and then hit the cache.
+func (r *Runtime) compileLock(sha string) *sync.Mutex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.compiling == nil {
+		r.compiling = map[string]*sync.Mutex{}
+	}
+	l, ok := r.compiling[sha]
+	if !ok {
+		l = &sync.Mutex{}
+		r.compiling[sha] = l
+	}
+	return l
 }
 
 // NewRuntime creates a runtime. The compilation cache directory is created

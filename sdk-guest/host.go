@@ -86,19 +86,65 @@ func fetchInto(key string) ([]byte, error) {
 	return b, err
 }
 
+// receiveNew asks for the value's size, then has the host write it
+// straight into a new buffer of that size: one copy, no scratch.
+func receiveNew(call func(dst, dstCap uint32) int64) ([]byte, error) {
+	n := call(0, 0)
+	for attempt := 0; attempt < 3; attempt++ {
+		if n < 0 {
+			return nil, CodeError(n)
+		}
+		if n == 0 {
+			return []byte{}, nil
+		}
+		buf := make([]byte, n)
+		m := call(bufPtr(buf), uint32(n))
+		runtime.KeepAlive(buf)
+		if m == n {
+			return buf, nil
+		}
+		n = m // the value changed size between the calls
+	}
+	return nil, fmt.Errorf("value keeps changing size")
+}
+
 // Fetch returns the value the host holds for key for the current call:
 // abi.KeyConfig, abi.KeySkills, abi.KeySystemPrompt, abi.KeyContextPrefix +
 // path, abi.KeySectionPrefix + name. An unknown or unavailable key gives
-// ErrNotFound. The value is copied once from the host into guest memory.
+// ErrNotFound. The host writes the value straight into the returned slice
+// (one copy).
 func Fetch(key string) ([]byte, error) {
-	b, err := fetchInto(key)
-	if err != nil {
-		return nil, err
+	kp, kl := strPtr(key)
+	b, err := receiveNew(func(dst, dstCap uint32) int64 { return piFetch(kp, kl, dst, dstCap) })
+	runtime.KeepAlive(key)
+	return b, err
+}
+
+// FetchInto is Fetch into dst's storage: the value is written straight
+// into dst (grown when too small) and returned as dst[:len]. Reusing one
+// buffer across calls avoids an allocation per call for large values.
+func FetchInto(dst []byte, key string) ([]byte, error) {
+	kp, kl := strPtr(key)
+	for attempt := 0; attempt < 3; attempt++ {
+		n := piFetch(kp, kl, bufPtr(dst[:cap(dst)]), uint32(cap(dst)))
+		if n < 0 {
+			return dst[:0], CodeError(n)
+		}
+		if n <= int64(cap(dst)) {
+			runtime.KeepAlive(key)
+			return dst[:n], nil
+		}
+		dst = make([]byte, n)
 	}
-	out := make([]byte, len(b))
-	copy(out, b)
-	releaseScratch()
-	return out, nil
+	return dst[:0], fmt.Errorf("value keeps growing")
+}
+
+func fetchString(key string) (string, error) {
+	b, err := Fetch(key)
+	if err != nil || len(b) == 0 {
+		return "", err
+	}
+	return unsafe.String(&b[0], len(b)), nil // b is never written again
 }
 
 // ReadFile reads a file of the project through the host. path is relative
@@ -108,15 +154,12 @@ func Fetch(key string) ([]byte, error) {
 // ErrNotFound, ErrInvalid (malformed path) or ErrIO.
 func ReadFile(path string) ([]byte, error) {
 	pp, pl := strPtr(path)
-	b, err := receive(func(dst, dstCap uint32) int64 { return piReadFile(pp, pl, dst, dstCap) })
+	b, err := receiveNew(func(dst, dstCap uint32) int64 { return piReadFile(pp, pl, dst, dstCap) })
 	runtime.KeepAlive(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	out := make([]byte, len(b))
-	copy(out, b)
-	releaseScratch()
-	return out, nil
+	return b, nil
 }
 
 // Log sends a line to the host's log, tagged with the extension's name.

@@ -65,16 +65,26 @@ func Handled(show string) abi.InputResult {
 
 // Config decodes the manifest's config into v (a pointer). A manifest
 // without config leaves v unchanged.
+//
+// The config never changes during an instance's life: decode it once (on
+// the first call; it is not available during init) and keep the value, as
+// the examples do, since decoding with encoding/json inside a guest costs
+// tens of microseconds.
 func Config(v any) error {
-	b, err := fetchInto(abi.KeyConfig)
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
+	if configRaw == nil {
+		b, err := Fetch(abi.KeyConfig)
+		if err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+		configRaw = b
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(configRaw, v); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
 }
+
+var configRaw []byte
 
 // SystemPrompt returns the prompt as rendered so far, fetching it from the
 // host when the event did not inline it.
@@ -82,44 +92,61 @@ func SystemPrompt(ev *abi.BeforeAgentStartEvent) (string, error) {
 	if ev.SystemPrompt != "" || ev.SystemPromptBytes == 0 {
 		return ev.SystemPrompt, nil
 	}
-	b, err := fetchInto(abi.KeySystemPrompt)
-	if err != nil {
-		return "", err
-	}
-	s := string(b)
-	releaseScratch()
-	return s, nil
+	return fetchString(abi.KeySystemPrompt)
 }
+
+// Skills returns the rendered skills catalogue (before_agent_start).
+func Skills() (string, error) { return fetchString(abi.KeySkills) }
 
 // ContextFile returns the content of a context file listed in
 // Options.ContextFiles.
 func ContextFile(path string) (string, error) {
-	b, err := fetchInto(abi.KeyContextPrefix + path)
+	s, err := fetchString(abi.KeyContextPrefix + path)
 	if err != nil {
 		return "", fmt.Errorf("context file %s: %w", path, err)
 	}
-	s := string(b)
-	releaseScratch()
 	return s, nil
 }
 
-// SectionText returns the text of a section listed in Options.Sections.
+// Text returns the whole text of a section of an AssembleEvent, fetching it
+// from the host when it was too long to inline (see abi.InlineTextMax).
+// Use it rather than s.Text unless the section is known to be short.
+func Text(s abi.Section) (string, error) {
+	if s.TextInline() {
+		return s.Text, nil
+	}
+	return SectionText(s.Name)
+}
+
+// SectionText returns the text of a section by name: in before_agent_start
+// one listed in Options.Sections, in system-prompt/assemble one of the
+// event's sections.
 func SectionText(name string) (string, error) {
-	b, err := fetchInto(abi.KeySectionPrefix + name)
+	s, err := fetchString(abi.KeySectionPrefix + name)
 	if err != nil {
 		return "", fmt.Errorf("section %s: %w", name, err)
 	}
-	s := string(b)
-	releaseScratch()
 	return s, nil
 }
+
+// event is a payload the SDK decodes without reflection.
+type event[T any] interface {
+	*T
+	DecodeJSON([]byte) error
+}
+
+// outBuf is the envelope buffer reused across calls.
+var outBuf []byte
 
 // run is the one wrapper behind every hook export: fetch and decode the
 // event, call the handler, encode the envelope, hand it to the host, and
 // yield so that the garbage collector can run.
-func run[E any](handle func(ev *E) (any, error)) int32 {
-	out := envelope(handle)
-	output(out)
+func run[T any, E event[T]](handle func(ev E) (abi.JSONAppender, error)) int32 {
+	outBuf = envelope(outBuf[:0], handle)
+	output(outBuf)
+	if cap(outBuf) > scratchKeep {
+		outBuf = nil
+	}
 	releaseScratch()
 	// A standard-Go guest only runs its garbage collector when the
 	// scheduler gets a chance; without this yield the heap grows from call
@@ -128,30 +155,35 @@ func run[E any](handle func(ev *E) (any, error)) int32 {
 	return 0
 }
 
-func envelope[E any](handle func(ev *E) (any, error)) (out []byte) {
+func envelope[T any, E event[T]](buf []byte, handle func(ev E) (abi.JSONAppender, error)) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
-			out = abi.EncodeError(fmt.Sprintf("panic: %v", p))
+			out = abi.AppendError(buf[:0], fmt.Sprintf("panic: %v", p))
 		}
 	}()
 	raw, err := fetchInto(abi.KeyEvent)
 	if err != nil {
-		return abi.EncodeError("reading event: " + err.Error())
+		return abi.AppendError(buf, "reading event: "+err.Error())
 	}
-	var ev E
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return abi.EncodeError("decoding event: " + err.Error())
+	ev := E(new(T))
+	if err := ev.DecodeJSON(raw); err != nil {
+		return abi.AppendError(buf, "decoding event: "+err.Error())
 	}
-	res, err := handle(&ev)
+	res, err := handle(ev)
 	if err != nil {
-		return abi.EncodeError(err.Error())
+		return abi.AppendError(buf, err.Error())
 	}
-	b, err := abi.EncodeResult(res)
+	b, err := abi.AppendResult(buf, res)
 	if err != nil {
-		return abi.EncodeError("encoding result: " + err.Error())
+		return abi.AppendError(buf[:0], "encoding result: "+err.Error())
 	}
 	return b
 }
+
+// noEvent is the (ignored) event of pi_commands.
+type noEvent struct{}
+
+func (*noEvent) DecodeJSON([]byte) error { return nil }
 
 func missing(hook string) error { return fmt.Errorf("no handler registered for %s", hook) }
 
@@ -160,7 +192,7 @@ func exportABIVersion() int32 { return abi.Version }
 
 //go:wasmexport pi_before_agent_start
 func exportBeforeAgentStart() int32 {
-	return run(func(ev *abi.BeforeAgentStartEvent) (any, error) {
+	return run(func(ev *abi.BeforeAgentStartEvent) (abi.JSONAppender, error) {
 		if beforeAgentStart == nil {
 			return nil, missing(abi.HookBeforeAgentStart)
 		}
@@ -174,7 +206,7 @@ func exportBeforeAgentStart() int32 {
 
 //go:wasmexport pi_assemble
 func exportAssemble() int32 {
-	return run(func(ev *abi.AssembleEvent) (any, error) {
+	return run(func(ev *abi.AssembleEvent) (abi.JSONAppender, error) {
 		if assemble == nil {
 			return nil, missing(abi.HookAssemble)
 		}
@@ -188,29 +220,31 @@ func exportAssemble() int32 {
 
 //go:wasmexport pi_input
 func exportInput() int32 {
-	return run(func(ev *abi.InputEvent) (any, error) {
+	return run(func(ev *abi.InputEvent) (abi.JSONAppender, error) {
 		if input == nil {
 			return nil, missing(abi.HookInput)
 		}
-		return input(ev)
+		res, err := input(ev)
+		return res, err
 	})
 }
 
 //go:wasmexport pi_command
 func exportCommand() int32 {
-	return run(func(ev *abi.CommandEvent) (any, error) {
+	return run(func(ev *abi.CommandEvent) (abi.JSONAppender, error) {
 		c, ok := commands[ev.Name]
 		if !ok {
 			return nil, fmt.Errorf("unknown command %q", ev.Name)
 		}
-		return c.handler(ev)
+		res, err := c.handler(ev)
+		return res, err
 	})
 }
 
 //go:wasmexport pi_commands
 func exportCommands() int32 {
-	return run(func(*struct{}) (any, error) {
-		list := make([]abi.CommandInfo, 0, len(commands))
+	return run(func(*noEvent) (abi.JSONAppender, error) {
+		list := make(abi.CommandList, 0, len(commands))
 		for _, c := range commands {
 			list = append(list, c.info)
 		}

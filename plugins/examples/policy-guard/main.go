@@ -16,7 +16,12 @@ type config struct {
 	Order float64 `json:"order"`
 }
 
+var cfg *config // decoded on the first call, kept for the instance's life
+
 func load() (config, error) {
+	if cfg != nil {
+		return *cfg, nil
+	}
 	c := config{Order: 150}
 	if err := sdk.Config(&c); err != nil {
 		return c, err
@@ -24,6 +29,7 @@ func load() (config, error) {
 	if c.Text == "" {
 		return c, errors.New("config.text is empty: there is no policy to enforce")
 	}
+	cfg = &c
 	return c, nil
 }
 

@@ -14,12 +14,18 @@ type config struct {
 	Order *float64 `json:"order"`
 }
 
+var cfg *config // decoded on the first call, kept for the instance's life
+
 func init() {
 	sdk.OnBeforeAgentStart(func(ev *abi.BeforeAgentStartEvent, r *sdk.BeforeAgentStart) error {
-		c := config{Name: "team"}
-		if err := sdk.Config(&c); err != nil {
-			return err
+		if cfg == nil {
+			c := config{Name: "team"}
+			if err := sdk.Config(&c); err != nil {
+				return err
+			}
+			cfg = &c
 		}
+		c := *cfg
 		order := 250.0
 		if c.Order != nil {
 			order = *c.Order

@@ -22,9 +22,32 @@ import (
 	"os"
 	"strings"
 	"unsafe"
-
-	"github.com/extism/go-pdk"
 )
+
+// Extism's own kernel functions, imported directly (as any Extism PDK
+// does) to issue an HTTP request through the host.
+//
+//go:wasmimport extism:host/env alloc
+func extismAlloc(n uint64) uint64
+
+//go:wasmimport extism:host/env store_u8
+func extismStoreU8(offset uint64, v uint32)
+
+//go:wasmimport extism:host/env http_request
+func extismHTTPRequest(req, body uint64) uint64
+
+//go:wasmimport extism:host/env http_status_code
+func extismHTTPStatus() int32
+
+func httpGet(url string) int32 {
+	req, _ := json.Marshal(map[string]any{"method": "GET", "url": url})
+	off := extismAlloc(uint64(len(req)))
+	for i, b := range req {
+		extismStoreU8(off+uint64(i), uint32(b))
+	}
+	extismHTTPRequest(off, 0)
+	return extismHTTPStatus()
+}
 
 //go:wasmimport extism:host/user pi_fetch
 func piFetch(keyPtr, keyLen, dstPtr, dstCap uint32) int64
@@ -121,8 +144,7 @@ func beforeAgentStart() int32 {
 		result(map[string]any{"ops": []any{map[string]any{"op": "set_section", "name": "file", "text": string(b)}}})
 		return 0
 	case "net":
-		res := pdk.NewHTTPRequest(pdk.MethodGet, c.URL).Send()
-		result(map[string]any{"message": fmt.Sprint(res.Status())})
+		result(map[string]any{"message": fmt.Sprint(httpGet(c.URL))})
 		return 0
 	case "env":
 		guestErr(fmt.Sprintf("environ=%q secret=%q", os.Environ(), os.Getenv("PI_TEST_SECRET")))

@@ -5,9 +5,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,17 +18,20 @@ import (
 	sdk "github.com/piwasm/pi/sdk-guest"
 )
 
+var blobBuf []byte
+
 func init() {
 	sdk.OnBeforeAgentStart(func(ev *abi.BeforeAgentStartEvent, r *sdk.BeforeAgentStart) error {
 		switch ev.Input {
 		case "":
 			return nil // the no-op used by the overhead benchmark
 		case "blob":
-			b, err := sdk.Fetch("blob")
+			b, err := sdk.FetchInto(blobBuf, "blob")
 			if err != nil {
 				return err
 			}
-			r.InjectMessage(fmt.Sprint(len(b)))
+			blobBuf = b
+			r.InjectMessage(strconv.Itoa(len(b)))
 		case "garbage":
 			// allocate and drop ~64 KiB per call (soak test)
 			var sb strings.Builder
@@ -66,7 +72,11 @@ func init() {
 	sdk.OnAssemble(func(ev *abi.AssembleEvent, r *sdk.Assemble) error {
 		for _, s := range ev.Sections {
 			if s.Name == "rules" {
-				r.SetSection("rules", s.Text+"\n- Edited by sdkguest.")
+				text, err := sdk.Text(s)
+				if err != nil {
+					return err
+				}
+				r.SetSection("rules", text+"\n- Edited by sdkguest.")
 			}
 		}
 		return nil
@@ -83,3 +93,76 @@ func init() {
 }
 
 func main() {}
+
+//go:wasmexport probe_gosched
+func probeGosched() int32 { runtime.Gosched(); return 0 }
+
+//go:wasmexport probe_json
+func probeJSON() int32 {
+	var ev abi.InputEvent
+	_ = json.Unmarshal([]byte(`{"text":"hello"}`), &ev)
+	return 0
+}
+
+//go:wasmexport probe_marshal
+func probeMarshal() int32 {
+	b, _ := abi.EncodeResult(abi.InputResult{Action: "continue"})
+	return int32(len(b))
+}
+
+var probeEvent []byte
+
+//go:wasmexport probe_decode8k
+func probeDecode8k() int32 {
+	if probeEvent == nil {
+		probeEvent, _ = sdk.Fetch("event")
+	}
+	var ev abi.AssembleEvent
+	if err := ev.DecodeJSON(probeEvent); err != nil {
+		return 1
+	}
+	return int32(len(ev.Sections))
+}
+
+//go:wasmexport probe_encode1k
+func probeEncode1k() int32 {
+	var r sdk.Assemble
+	r.SetSection("rules", strings.Repeat("Keep changes small and explain why they are needed. ", 20))
+	b, _ := abi.AppendResult(nil, abi.AssembleResult{Ops: r.List()})
+	return int32(len(b))
+}
+
+//go:wasmexport probe_decode_wire
+func probeDecodeWire() int32 {
+	raw, _ := sdk.Fetch("event")
+	var ev abi.AssembleEvent
+	if err := ev.DecodeJSON(raw); err != nil {
+		return 1
+	}
+	return int32(len(ev.Sections))
+}
+
+//go:wasmexport probe_text
+func probeText() int32 {
+	s, _ := sdk.SectionText("rules")
+	return int32(len(s))
+}
+
+var (
+	probeSmall   = []byte(`{"text":"hello"}`)
+	probeLong    = []byte(`{"text":"` + strings.Repeat("abcdefgh", 128) + `"}`)
+	probeNumbers = []byte(`{"sections":[{"order":1},{"order":100},{"order":200},{"order":300},{"order":400},{"order":500},{"order":600},{"order":700},{"order":800},{"order":900}]}`)
+	probeNames   = []byte(`{"sections":[{"name":"a"},{"name":"b"},{"name":"c"},{"name":"d"},{"name":"e"},{"name":"f"},{"name":"g"},{"name":"h"},{"name":"i"},{"name":"j"}]}`)
+)
+
+//go:wasmexport probe_small
+func probeSmallFn() int32 { var ev abi.InputEvent; _ = ev.DecodeJSON(probeSmall); return 0 }
+
+//go:wasmexport probe_long
+func probeLongFn() int32 { var ev abi.InputEvent; _ = ev.DecodeJSON(probeLong); return 0 }
+
+//go:wasmexport probe_numbers
+func probeNumbersFn() int32 { var ev abi.AssembleEvent; _ = ev.DecodeJSON(probeNumbers); return 0 }
+
+//go:wasmexport probe_names
+func probeNamesFn() int32 { var ev abi.AssembleEvent; _ = ev.DecodeJSON(probeNames); return 0 }

@@ -1,0 +1,113 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Import is one function, table, memory or global a module imports.
+type Import struct {
+	Module string `json:"module"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"` // "func", "table", "memory" or "global"
+}
+
+var errShortWasm = errors.New("truncated module")
+
+// moduleImports lists the imports of a WebAssembly binary by reading its
+// import section (nothing else is decoded).
+func moduleImports(b []byte) ([]Import, error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return nil, errors.New("not a WebAssembly module")
+	}
+	r := wasmReader{b: b, i: 8}
+	for r.i < len(r.b) {
+		id := r.byte()
+		size := int(r.uleb())
+		if r.err != nil || size > len(r.b)-r.i {
+			return nil, errShortWasm
+		}
+		if id != 2 {
+			r.i += size
+			continue
+		}
+		sec := wasmReader{b: r.b[:r.i+size], i: r.i}
+		n := int(sec.uleb())
+		var out []Import
+		for k := 0; k < n && sec.err == nil; k++ {
+			im := Import{Module: sec.name(), Name: sec.name()}
+			switch kind := sec.byte(); kind {
+			case 0:
+				im.Kind = "func"
+				sec.uleb()
+			case 1:
+				im.Kind = "table"
+				sec.byte()
+				sec.limits()
+			case 2:
+				im.Kind = "memory"
+				sec.limits()
+			case 3:
+				im.Kind = "global"
+				sec.byte()
+				sec.byte()
+			default:
+				return nil, fmt.Errorf("unknown import kind %d", kind)
+			}
+			out = append(out, im)
+		}
+		if sec.err != nil {
+			return nil, sec.err
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+type wasmReader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (r *wasmReader) byte() byte {
+	if r.i >= len(r.b) {
+		r.err = errShortWasm
+		return 0
+	}
+	c := r.b[r.i]
+	r.i++
+	return c
+}
+
+func (r *wasmReader) uleb() uint64 {
+	var v uint64
+	for shift := 0; shift < 64; shift += 7 {
+		c := r.byte()
+		v |= uint64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v
+		}
+	}
+	r.err = errors.New("bad LEB128")
+	return 0
+}
+
+func (r *wasmReader) name() string {
+	n := int(r.uleb())
+	if r.err != nil || n > len(r.b)-r.i {
+		r.err = errShortWasm
+		return ""
+	}
+	s := string(r.b[r.i : r.i+n])
+	r.i += n
+	return s
+}
+
+func (r *wasmReader) limits() {
+	flags := r.byte()
+	r.uleb()
+	if flags&1 != 0 {
+		r.uleb()
+	}
+}
