@@ -134,6 +134,17 @@ func TestHostileGuests(t *testing.T) {
 		wellBehaved(t, good)
 	})
 
+	t.Run("extism-output", func(t *testing.T) {
+		res, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "extism-output"}, nil)
+		if err != nil || res.Message != "via extism" {
+			t.Fatalf("%+v %v", res, err)
+		}
+		// The next call does not see the previous call's Extism output.
+		if _, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "ok"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("env", func(t *testing.T) {
 		_, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "env"}, nil)
 		ce := callErr(t, err, "hostile", CauseGuestError)

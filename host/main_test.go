@@ -73,6 +73,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := stageExamples(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := makeProject(tmp); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -10,6 +10,7 @@
 //	readfile  read the file named by config.path through pi_read_file
 //	net       make an HTTP request to config.url (not granted)
 //	env       report the environment it sees
+//	extism-output  answer through Extism's output instead of pi_output
 //	badjson   write output that is not JSON
 //	big       write a 10 MiB envelope
 //	panic     panic without recovering
@@ -35,6 +36,9 @@ func extismStoreU8(offset uint64, v uint32)
 
 //go:wasmimport extism:host/env http_request
 func extismHTTPRequest(req, body uint64) uint64
+
+//go:wasmimport extism:host/env output_set
+func extismOutputSet(offset, length uint64)
 
 //go:wasmimport extism:host/env http_status_code
 func extismHTTPStatus() int32
@@ -148,6 +152,16 @@ func beforeAgentStart() int32 {
 		return 0
 	case "env":
 		guestErr(fmt.Sprintf("environ=%q secret=%q", os.Environ(), os.Getenv("PI_TEST_SECRET")))
+		return 0
+	case "extism-output":
+		// Answer through Extism's own output, as guests built with other
+		// PDKs do.
+		env := []byte(`{"result":{"message":"via extism"}}`)
+		off := extismAlloc(uint64(len(env)))
+		for i, b := range env {
+			extismStoreU8(off+uint64(i), uint32(b))
+		}
+		extismOutputSet(off, uint64(len(env)))
 		return 0
 	case "badjson":
 		out(`{"result": nope`)
