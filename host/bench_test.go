@@ -179,3 +179,30 @@ func BenchmarkWarmInstanceHeap(b *testing.B) {
 	b.ReportMetric(hostBytes/(1<<20), "host-MiB/instance")
 	b.ReportMetric(guestBytes/(1<<20), "guest-MiB/instance")
 }
+
+// BenchmarkLoad4FromCache: a fresh runtime loading four example packages
+// whose compilations are cached (the extension part of a cold `pi prompt`).
+func BenchmarkLoad4FromCache(b *testing.B) {
+	ctx := context.Background()
+	var dirs []string
+	for _, n := range []string{"team-section", "policy-guard", "yes-no", "standup"} {
+		dirs = append(dirs, examplePkg(b, n))
+	}
+	warm, _ := NewRuntime(ctx, Config{AgentDir: agentDir})
+	exts, diags := warm.Load(ctx, dirs, nil)
+	if len(exts) != 4 {
+		b.Fatal(diags)
+	}
+	warm.Close(ctx)
+	for b.Loop() {
+		rt, err := NewRuntime(ctx, Config{AgentDir: agentDir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		exts, diags := rt.Load(ctx, dirs, nil)
+		if len(exts) != 4 {
+			b.Fatal(diags)
+		}
+		rt.Close(ctx)
+	}
+}

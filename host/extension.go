@@ -111,6 +111,7 @@ func (e *Extension) Close(ctx context.Context) error {
 		e.inst.close()
 		e.inst = nil
 	}
+	e.rt.forget(e)
 	return e.compiled.Close(ctx)
 }
 

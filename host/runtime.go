@@ -102,6 +102,18 @@ func (r *Runtime) Close(ctx context.Context) error {
 	return r.cache.Close(ctx)
 }
 
+// forget drops a closed extension from the runtime's list.
+func (r *Runtime) forget(e *Extension) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, x := range r.exts {
+		if x == e {
+			r.exts = append(r.exts[:i:i], r.exts[i+1:]...)
+			return
+		}
+	}
+}
+
 func (r *Runtime) log(ext, level, msg string) {
 	if r.cfg.Log != nil {
 		r.cfg.Log(ext, level, msg)
