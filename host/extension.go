@@ -153,6 +153,10 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 			MaxVarBytes:          64 << 10,
 		},
 	}
+	if pkg.importsErr != nil {
+		diag(DiagCompile, pkg.ModulePath, "%v", pkg.importsErr)
+		return nil, diags
+	}
 	lock := r.compileLock(pkg.SHA256)
 	lock.Lock()
 	start := time.Now()

@@ -233,7 +233,7 @@ func TestLoadDiagnostics(t *testing.T) {
 		{"exports nothing (bare)", "name: bare\nabi: 1\n", "", wasmModule(), DiagExports, "missing export pi_abi_version"},
 		{"module speaks abi 2", "name: later\nabi: 1\n", "", wasmModule(version(2)), DiagABI, "module speaks ABI 2"},
 		{"missing hook export", "name: partial\nabi: 1\nhooks: [input, before_agent_start]\n", "", wasmModule(version(1), wasmFunc{abi.ExportInput, i32const(0)}), DiagExports, "missing export pi_before_agent_start (hook before_agent_start)"},
-		{"not wasm", "name: junk\nabi: 1\n", "", []byte("hello"), DiagModule, "not a WebAssembly module"},
+		{"not wasm", "name: junk\nabi: 1\n", "", []byte("hello"), DiagCompile, "not a WebAssembly module"},
 		{"bad code", "name: junk2\nabi: 1\n", "", append(wasmModule(version(1)), 0x0a, 0x01, 0x05), DiagCompile, ""},
 	}
 	for _, c := range cases {

@@ -22,6 +22,7 @@ type Package struct {
 	Size         int          // module size in bytes
 	Imports      []Import     // what the module imports
 	wasm         []byte
+	importsErr   error
 }
 
 // ReadPackage reads and validates the package in dir: the manifest (every
@@ -57,9 +58,9 @@ func ReadPackage(dir string) (*Package, []Diagnostic) {
 	sum := sha256.Sum256(p.wasm)
 	p.SHA256 = hex.EncodeToString(sum[:])
 	p.Size = len(p.wasm)
-	if p.Imports, err = moduleImports(p.wasm); err != nil {
-		return nil, diag(DiagModule, p.ModulePath, "%v", err)
-	}
+	// A module that cannot be parsed is still a package (its manifest and
+	// failure policy are readable); loading it reports a compile error.
+	p.Imports, p.importsErr = moduleImports(p.wasm)
 	return p, nil
 }
 
