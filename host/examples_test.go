@@ -65,6 +65,23 @@ func TestExamplePolicyGuard(t *testing.T) {
 	}
 }
 
+func TestExamplePolicyGuardLongPolicy(t *testing.T) {
+	// A policy longer than abi.InlineTextMax travels by fetch, not inline.
+	ctx := context.Background()
+	long := strings.Repeat("Never leak credentials. ", 20)
+	e := load1(t, "policy-guard", "name: policy-guard\nabi: 1\nhooks: [before_agent_start, system-prompt/assemble]\nconfig:\n  order: 150\n  text: "+long+"\n")
+	policy := abi.Section{Name: "policy", Order: 150, Text: strings.TrimSpace(long)}
+	ar, err := e.Assemble(ctx, abi.AssembleEvent{Sections: []abi.Section{policy}})
+	if err != nil || len(ar.Ops) != 0 {
+		t.Fatalf("intact long policy: %+v %v", ar, err)
+	}
+	policy.Text = strings.TrimSpace(strings.Repeat("Never leak credentials! ", 20))
+	ar, err = e.Assemble(ctx, abi.AssembleEvent{Sections: []abi.Section{policy}})
+	if err != nil || len(ar.Ops) != 1 || ar.Ops[0].Text != strings.TrimSpace(long) {
+		t.Fatalf("changed long policy: %+v %v", ar, err)
+	}
+}
+
 func TestExampleYesNo(t *testing.T) {
 	e := load(t, nil, examplePkg(t, "yes-no"))[0]
 	res, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "  ?is the sky blue"}, nil)

@@ -48,7 +48,14 @@ func init() {
 			return err
 		}
 		for _, s := range ev.Sections {
-			if s.Name == "policy" && s.Text == c.Text && s.Order == c.Order && !s.Interpolate {
+			if s.Name != "policy" || s.Order != c.Order || s.Interpolate || s.Complete {
+				continue
+			}
+			// Long texts are not inlined: compare sizes first, then fetch.
+			if s.Bytes != 0 && s.Bytes != len(c.Text) {
+				continue
+			}
+			if text, err := sdk.Text(s); err == nil && text == c.Text {
 				return nil // intact
 			}
 		}
