@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,4 +207,33 @@ func TestSoak(t *testing.T) {
 	size := e.inst.mem.Size()
 	e.mu.Unlock()
 	t.Logf("guest memory after 20000 calls: %d MiB", size>>20)
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	ctx := context.Background()
+	exts := load(t, nil,
+		pkg(t, "sdkguest", "name: one\nabi: 1\nhooks: [input]\nlimits: {timeoutMs: 2000}\n"),
+		pkg(t, "sdkguest", "name: two\nabi: 1\nhooks: [input]\nlimits: {timeoutMs: 2000}\n"))
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			e := exts[g%2]
+			for i := 0; i < 50; i++ {
+				res, err := e.Input(ctx, abi.InputEvent{Text: "!x"})
+				if err == nil && res.Text != "X" {
+					err = fmt.Errorf("got %q", res.Text)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
