@@ -623,8 +623,7 @@ func (d *decoder) objectStart() bool {
 }
 
 // key reads an object key and its colon. The result aliases the input
-// (keys never contain escapes in ABI payloads; one that does simply
-// matches no field and is skipped).
+// unless the key contains escapes.
 func (d *decoder) key() []byte {
 	if d.peek() != '"' {
 		d.fail("expected key")
@@ -633,8 +632,20 @@ func (d *decoder) key() []byte {
 	d.i++
 	start := d.i
 	for d.i < len(d.b) && d.b[d.i] != '"' {
+		if d.b[d.i] < 0x20 {
+			d.fail("control character in key")
+			return nil
+		}
 		if d.b[d.i] == '\\' {
+			// Rare: an escaped key. Decode it properly (allocating).
+			d.i = start - 1
+			k := []byte(d.str())
+			if d.peek() != ':' {
+				d.fail("expected ':'")
+				return nil
+			}
 			d.i++
+			return k
 		}
 		d.i++
 	}

@@ -138,3 +138,13 @@ func FuzzCodec(f *testing.F) {
 		}
 	})
 }
+
+func TestCodecEscapedKeys(t *testing.T) {
+	var ev InputEvent
+	if err := ev.DecodeJSON([]byte(`{"te\u0078t":"x"}`)); err != nil || ev.Text != "x" {
+		t.Fatalf("%q %v", ev.Text, err)
+	}
+	if err := ev.DecodeJSON([]byte(`{"\q":"x"}`)); err == nil {
+		t.Fatal("bad escape in key accepted")
+	}
+}
