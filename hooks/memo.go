@@ -45,7 +45,8 @@ func (s *MemoryStore) Put(key string, value []byte) { s.m.Store(key, value) }
 // stored result without running h. Inputs are the event and every value h
 // fetched: a stored result is used only when each value it fetched still
 // has the same digest. Handlers that are not Memoizable, or not pure, are
-// returned unchanged. Guest log lines are not replayed on a hit.
+// returned unchanged. Guest log lines are not replayed on a hit, and a
+// before_agent_start result that forces a prompt is never stored.
 func Memoize(h Handler, store MemoStore) Handler {
 	m, ok := h.(Memoizable)
 	if !ok || store == nil {
@@ -162,7 +163,9 @@ func (h *memoHandler) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentSt
 	}
 	rec := &recorder{fetch: fetch}
 	res, err := h.Handler.BeforeAgentStart(ctx, ev, rec.get)
-	if err == nil && ok {
+	// A forced prompt must never be written anywhere (stores may be on
+	// disk), so results that force one are recomputed every time.
+	if err == nil && ok && res.ForcePrompt == nil {
 		h.save(key, rec.seen, res)
 	}
 	return res, err

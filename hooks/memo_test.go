@@ -77,3 +77,27 @@ func TestMemoizeLeavesImpureHandlersAlone(t *testing.T) {
 		t.Fatal("non-memoizable handler wrapped")
 	}
 }
+
+func TestMemoizeNeverStoresForcedPrompts(t *testing.T) {
+	store := &MemoryStore{}
+	p := newPure(true)
+	p.fake.start = func(ev abi.BeforeAgentStartEvent, _ Fetcher) (abi.BeforeAgentStartResult, error) {
+		p.calls++
+		s := "forced"
+		return abi.BeforeAgentStartResult{ForcePrompt: &s}, nil
+	}
+	h := Memoize(p, store)
+	for i := 0; i < 2; i++ {
+		if _, err := h.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "?"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.calls != 2 {
+		t.Fatalf("forced result served from the store (%d calls)", p.calls)
+	}
+	n := 0
+	store.m.Range(func(any, any) bool { n++; return true })
+	if n != 0 {
+		t.Fatal("forced result stored")
+	}
+}

@@ -41,6 +41,9 @@ type Extension struct {
 	compileTime time.Duration
 
 	compiled *extism.CompiledPlugin
+	// plugin is what compiling needs, kept for lazy extensions.
+	plugin    extism.Manifest
+	pluginCfg extism.PluginConfig
 
 	mu      sync.Mutex
 	inst    *instance
@@ -87,6 +90,65 @@ func (e *Extension) Imports() []Import { return e.pkg.Imports }
 // Exports returns the module's exported function names, sorted.
 func (e *Extension) Exports() []string { return e.exports }
 
+// compile compiles the module (or loads it from the compilation cache).
+// The caller holds e.mu or owns e exclusively.
+func (e *Extension) compile(ctx context.Context) error {
+	lock := e.rt.compileLock(e.pkg.SHA256)
+	lock.Lock()
+	defer lock.Unlock()
+	start := time.Now()
+	compiled, err := extism.NewCompiledPlugin(ctx, e.plugin, e.pluginCfg, e.hostFunctions())
+	e.compileTime = time.Since(start)
+	if err != nil {
+		return err
+	}
+	e.compiled = compiled
+	return nil
+}
+
+// checkExportsStatically finishes a lazy load: the module must export
+// pi_abi_version and the function of every hook the manifest lists. The
+// names are read from the binary; signatures are checked at the first call.
+func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Diagnostic) {
+	m := e.pkg.Manifest
+	fail := func(kind, format string, args ...any) (*Extension, []Diagnostic) {
+		diags = append(diags, Diagnostic{Kind: kind, Path: e.pkg.ModulePath, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
+		return nil, diags
+	}
+	names, err := moduleExports(e.pkg.wasm)
+	if err != nil {
+		return fail(DiagCompile, "%v", err)
+	}
+	sort.Strings(names)
+	e.exports = names
+	has := func(n string) bool {
+		i := sort.SearchStrings(names, n)
+		return i < len(names) && names[i] == n
+	}
+	if !has(abi.ExportABIVersion) {
+		return fail(DiagExports, "missing export %s: not a pi extension module", abi.ExportABIVersion)
+	}
+	var missing []string
+	for _, h := range m.Hooks {
+		if x := abi.ExportFor(h); !has(x) {
+			missing = append(missing, fmt.Sprintf("missing export %s (hook %s)", x, h))
+		}
+	}
+	if len(missing) > 0 {
+		return fail(DiagExports, "%s", strings.Join(missing, "; "))
+	}
+	e.commands = m.Commands
+	return e, diags
+}
+
+// Compiled reports whether the module has been compiled (always true after
+// an eager load; after a lazy one, once the extension was first called).
+func (e *Extension) Compiled() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.compiled != nil
+}
+
 // CompileTime returns how long compiling the module took at load (short
 // when the compilation cache had it).
 func (e *Extension) CompileTime() time.Duration { return e.compileTime }
@@ -112,6 +174,9 @@ func (e *Extension) Close(ctx context.Context) error {
 		e.inst = nil
 	}
 	e.rt.forget(e)
+	if e.compiled == nil {
+		return nil
+	}
 	return e.compiled.Close(ctx)
 }
 
@@ -157,13 +222,12 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		diag(DiagCompile, pkg.ModulePath, "%v", pkg.importsErr)
 		return nil, diags
 	}
-	lock := r.compileLock(pkg.SHA256)
-	lock.Lock()
-	start := time.Now()
-	e.compiled, err = extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: true}, e.hostFunctions())
-	e.compileTime = time.Since(start)
-	lock.Unlock()
-	if err != nil {
+	e.plugin = manifest
+	e.pluginCfg = extism.PluginConfig{RuntimeConfig: rc, EnableWasi: true}
+	if r.cfg.Lazy && (len(m.Commands) > 0 || !m.Handles(abi.HookCommand)) {
+		return e.checkExportsStatically(diags)
+	}
+	if err := e.compile(ctx); err != nil {
 		diag(DiagCompile, pkg.ModulePath, "%v", err)
 		return nil, diags
 	}
@@ -288,6 +352,12 @@ func (e *Extension) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStar
 // than abi.InlineTextMax are left out and served on demand
 // (abi.KeySectionPrefix+name), so that a guest decodes only what it reads.
 func (e *Extension) Assemble(ctx context.Context, ev abi.AssembleEvent) (abi.AssembleResult, error) {
+	return e.AssembleWith(ctx, ev, nil)
+}
+
+// AssembleWith is Assemble with a fetcher for keys other than section
+// texts (which the host serves from ev itself).
+func (e *Extension) AssembleWith(ctx context.Context, ev abi.AssembleEvent, more FetchFunc) (abi.AssembleResult, error) {
 	var res abi.AssembleResult
 	wire := ev
 	wire.Sections = make([]abi.Section, len(ev.Sections))
@@ -308,6 +378,10 @@ func (e *Extension) Assemble(ctx context.Context, ev abi.AssembleEvent) (abi.Ass
 					return []byte(s.Text), true
 				}
 			}
+			return nil, false
+		}
+		if more != nil {
+			return more(k)
 		}
 		return nil, false
 	}
@@ -425,10 +499,19 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	if e.closed {
 		return nil, nil, e.callErr(hook, CauseUnavailable, errors.New("extension is closed"))
 	}
+	if e.compiled == nil {
+		if err := e.compile(ctx); err != nil {
+			return nil, nil, e.callErr(hook, CauseUnavailable, fmt.Errorf("compile: %w", err))
+		}
+	}
 	if e.inst == nil {
 		inst, err := e.newInstance(ctx)
 		if err == nil {
-			if _, err = inst.abiVersion(ctx, e.initTimeout()); err != nil {
+			var v int
+			if v, err = inst.abiVersion(ctx, e.initTimeout()); err == nil && v != abi.Version {
+				err = fmt.Errorf("module speaks ABI %d; this host speaks ABI %d", v, abi.Version)
+			}
+			if err != nil {
 				inst.close()
 			}
 		}

@@ -2,13 +2,25 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/hooks"
 )
 
-// Handler adapts a loaded extension to the hooks dispatcher.
-func Handler(e *Extension) hooks.Handler { return handler{e} }
+// Handler adapts a loaded extension to the hooks dispatcher. With a
+// non-nil store, the results of an extension that is a pure function of its
+// inputs (no network, environment, clock or randomness granted) are
+// memoised: the files it reads count as inputs, so an unchanged project
+// need not run, or even compile, the guest at all.
+func Handler(e *Extension, store hooks.MemoStore) hooks.Handler {
+	var inner hooks.Handler = handler{e}
+	inner = hooks.Memoize(inner, store)
+	return fileServer{Handler: inner, e: e}
+}
 
 type handler struct{ e *Extension }
 
@@ -17,12 +29,31 @@ func (h handler) Handles(hook string) bool    { return h.e.Handles(hook) }
 func (h handler) FailurePolicy() string       { return h.e.Failure() }
 func (h handler) Commands() []abi.CommandInfo { return h.e.Commands() }
 
+// MemoIdentity names the module, its configuration and the files it may
+// read; it is pure unless it was granted anything that makes its results
+// depend on more than its inputs.
+func (h handler) MemoIdentity() (string, bool) {
+	c := h.e.Granted()
+	pure := len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random
+	id, err := json.Marshal(struct {
+		ABI    int
+		SHA256 string
+		Config json.RawMessage
+		Files  []string
+	}{abi.Version, h.e.SHA256(), h.e.config, c.Files})
+	if err != nil {
+		return "", false
+	}
+	sum := sha256.Sum256(id)
+	return hex.EncodeToString(sum[:]), pure
+}
+
 func (h handler) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
 	return h.e.BeforeAgentStart(ctx, ev, FetchFunc(fetch))
 }
 
-func (h handler) Assemble(ctx context.Context, ev abi.AssembleEvent, _ hooks.Fetcher) (abi.AssembleResult, error) {
-	return h.e.Assemble(ctx, ev)
+func (h handler) Assemble(ctx context.Context, ev abi.AssembleEvent, fetch hooks.Fetcher) (abi.AssembleResult, error) {
+	return h.e.AssembleWith(ctx, ev, FetchFunc(fetch))
 }
 
 func (h handler) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResult, error) {
@@ -31,4 +62,32 @@ func (h handler) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResult,
 
 func (h handler) Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandResult, error) {
 	return h.e.Command(ctx, ev)
+}
+
+// fileServer answers the host's "file:" fetches with the granted file's
+// record, outside the memo layer, so that the memo layer sees each file a
+// guest read as one of its inputs.
+type fileServer struct {
+	hooks.Handler
+	e *Extension
+}
+
+func (f fileServer) serve(fetch hooks.Fetcher) hooks.Fetcher {
+	return func(key string) ([]byte, bool) {
+		if p, ok := strings.CutPrefix(key, fileKeyPrefix); ok {
+			return f.e.FileRecord(p), true
+		}
+		if fetch == nil {
+			return nil, false
+		}
+		return fetch(key)
+	}
+}
+
+func (f fileServer) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
+	return f.Handler.BeforeAgentStart(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) Assemble(ctx context.Context, ev abi.AssembleEvent, fetch hooks.Fetcher) (abi.AssembleResult, error) {
+	return f.Handler.Assemble(ctx, ev, f.serve(fetch))
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"strings"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/piwasm/pi/abi"
@@ -79,6 +80,10 @@ func (e *Extension) fetch(kp, kl, dst, dstCap uint32) int64 {
 	}
 	if cs == nil {
 		return abi.ErrNotFound
+	}
+	if strings.HasPrefix(key, fileKeyPrefix) {
+		// File reads go through pi_read_file and its grant checks only.
+		return abi.ErrDenied
 	}
 	var val []byte
 	switch key {
@@ -162,11 +167,39 @@ func (e *Extension) readFile(pp, pl, dst, dstCap uint32) int64 {
 		return abi.ErrDenied
 	}
 	if cs.file != p || cs.fileData == nil {
-		data, code := readGranted(e.rt.root, e.caps.Files, p, int64(e.limits.OutputKiB)<<10)
+		data, code := e.readForCall(cs, p)
 		if code < 0 {
 			return code
 		}
 		cs.file, cs.fileData = p, data
 	}
 	return deliver(mem, cs.fileData, dst, dstCap)
+}
+
+// fileKeyPrefix marks a file read in a call's FetchFunc. The host asks the
+// fetcher for "file:<path>" before reading a granted file itself, so that a
+// caller can observe (and memoise on) the files a guest read. The value is
+// a FileRecord. Guests cannot fetch these keys.
+const fileKeyPrefix = "file:"
+
+// FileRecord encodes the outcome of reading a granted file: the status
+// byte 0 followed by the contents, or a negative abi error code.
+func (e *Extension) FileRecord(path string) []byte {
+	data, code := readGranted(e.rt.root, e.caps.Files, path, int64(e.limits.OutputKiB)<<10)
+	if code < 0 {
+		return []byte{byte(-code)}
+	}
+	return append([]byte{0}, data...)
+}
+
+func (e *Extension) readForCall(cs *callState, path string) ([]byte, int64) {
+	if cs.fetch != nil {
+		if rec, ok := cs.fetch(fileKeyPrefix + path); ok && len(rec) > 0 {
+			if rec[0] != 0 {
+				return nil, -int64(rec[0])
+			}
+			return rec[1:], 0
+		}
+	}
+	return readGranted(e.rt.root, e.caps.Files, path, int64(e.limits.OutputKiB)<<10)
 }

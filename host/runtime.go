@@ -27,6 +27,14 @@ type Config struct {
 	// Parallelism bounds concurrent compilations in Load (default
 	// GOMAXPROCS).
 	Parallelism int
+	// Lazy defers compiling and instantiating each extension to its first
+	// call. Load then checks only what it can without running code (the
+	// manifest, grants, and that the module exports what the manifest
+	// promises); the ABI version the module reports is checked at the first
+	// call. A run whose hook results are all memoised never compiles at
+	// all. Extensions that list their commands only through pi_commands are
+	// still loaded eagerly.
+	Lazy bool
 }
 
 // Runtime loads and runs extensions. It owns the compilation cache shared

@@ -64,6 +64,39 @@ func moduleImports(b []byte) ([]Import, error) {
 	return nil, nil
 }
 
+// moduleExports lists the names of the functions a WebAssembly binary
+// exports, reading only its export section.
+func moduleExports(b []byte) ([]string, error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return nil, errors.New("not a WebAssembly module")
+	}
+	r := wasmReader{b: b, i: 8}
+	for r.i < len(r.b) {
+		id := r.byte()
+		size := int(r.uleb())
+		if r.err != nil || size > len(r.b)-r.i {
+			return nil, errShortWasm
+		}
+		if id != 7 {
+			r.i += size
+			continue
+		}
+		sec := wasmReader{b: r.b[:r.i+size], i: r.i}
+		n := int(sec.uleb())
+		var out []string
+		for k := 0; k < n && sec.err == nil; k++ {
+			name := sec.name()
+			kind := sec.byte()
+			sec.uleb()
+			if kind == 0 {
+				out = append(out, name)
+			}
+		}
+		return out, sec.err
+	}
+	return nil, nil
+}
+
 type wasmReader struct {
 	b   []byte
 	i   int

@@ -64,6 +64,7 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	rt, err := host.NewRuntime(ctx, host.Config{
 		AgentDir:    a.agentDir(),
 		ProjectRoot: resources.ProjectRoot(l.Cwd),
+		Lazy:        true,
 		Log: func(ext, level, msg string) {
 			if c.verbose {
 				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", ext, level, msg)
@@ -81,9 +82,13 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		env.close(ctx)
 		return nil, err
 	}
+	var store hooks.MemoStore
+	if !c.noMemo {
+		store = host.NewDirStore(host.MemoDir(a.agentDir()))
+	}
 	handlers := make([]hooks.Handler, len(exts))
 	for i, x := range exts {
-		handlers[i] = host.Handler(x)
+		handlers[i] = host.Handler(x, store)
 	}
 	env.dispatcher = hooks.New(handlers)
 	return env, nil

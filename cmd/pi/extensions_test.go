@@ -143,3 +143,36 @@ func TestPolicyGuardAbortsWhenBroken(t *testing.T) {
 		t.Fatalf("skip policy: exit %d: %s", code, errs)
 	}
 }
+
+// Memoised results must follow the files a guest reads: git-branch reads
+// .git/HEAD, so changing it must change the prompt on the next run.
+func TestMemoFollowsGrantedFiles(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	writeFiles(t, proj, map[string]string{".git/HEAD": "ref: refs/heads/first\n"})
+	gb := examplePlugin(t, "git-branch")
+	branch := func() string {
+		t.Helper()
+		out, errs, code := c.run("prompt", "--cwd", proj, "-e", gb, "--grant", "git-branch")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		return out
+	}
+	if !strings.Contains(branch(), "Current git branch: first") {
+		t.Fatal("branch missing")
+	}
+	if !strings.Contains(branch(), "Current git branch: first") {
+		t.Fatal("memoised run differs")
+	}
+	writeFiles(t, proj, map[string]string{".git/HEAD": "ref: refs/heads/second\n"})
+	if out := branch(); !strings.Contains(out, "Current git branch: second") {
+		t.Fatalf("stale memo after .git/HEAD changed:\n%s", out)
+	}
+	// Without the grant the guest reads nothing: the memo must not serve
+	// the granted result.
+	out, _, _ := c.run("prompt", "--cwd", proj, "-e", gb)
+	if strings.Contains(out, "Current git branch") {
+		t.Fatal("granted result served without the grant")
+	}
+}

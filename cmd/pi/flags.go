@@ -34,6 +34,7 @@ type common struct {
 	noExtensions      bool
 	grants            []string
 	verbose           bool
+	noMemo            bool
 	toolsSet          bool
 	parsedSectionSpec []prompt.SectionSpec
 }
@@ -56,7 +57,8 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&c.extensions, "extension", "e", nil, "load the extension package at PATH; repeatable")
 	fs.BoolVar(&c.noExtensions, "no-extensions", false, "do not discover extensions (explicit -e paths still load)")
 	fs.StringArrayVar(&c.grants, "grant", nil, "grant a requested capability for this run: NAME (all it asks) or NAME:files|network|env|clock|random; repeatable")
-	fs.BoolVarP(&c.verbose, "verbose", "v", false, "show extension log lines and timings on stderr")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "show extension log lines on stderr")
+	fs.BoolVar(&c.noMemo, "no-memo", false, "run every extension hook even when a stored result for the same inputs exists")
 }
 
 // parse parses args and validates the common flags. It returns the

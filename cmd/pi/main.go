@@ -49,7 +49,6 @@ func main() {
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
 
-
 const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
 
 Usage:
