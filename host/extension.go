@@ -97,7 +97,13 @@ func (e *Extension) compile(ctx context.Context) error {
 	lock.Lock()
 	defer lock.Unlock()
 	start := time.Now()
-	compiled, err := extism.NewCompiledPlugin(ctx, e.plugin, e.pluginCfg, e.hostFunctions())
+	wasm, err := e.pkg.moduleBytes()
+	if err != nil {
+		return err
+	}
+	manifest := e.plugin
+	manifest.Wasm = []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}}
+	compiled, err := extism.NewCompiledPlugin(ctx, manifest, e.pluginCfg, e.hostFunctions())
 	e.compileTime = time.Since(start)
 	if err != nil {
 		return err
@@ -115,10 +121,10 @@ func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Di
 		diags = append(diags, Diagnostic{Kind: kind, Path: e.pkg.ModulePath, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
 		return nil, diags
 	}
-	names, err := moduleExports(e.pkg.wasm)
-	if err != nil {
-		return fail(DiagCompile, "%v", err)
+	if e.pkg.importsErr != nil {
+		return fail(DiagCompile, "%v", e.pkg.importsErr)
 	}
+	names := append([]string(nil), e.pkg.exports...)
 	sort.Strings(names)
 	e.exports = names
 	has := func(n string) bool {
@@ -210,7 +216,6 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		WithMemoryLimitPages(uint32(e.limits.MemoryMiB) * 16).
 		WithCompilationCache(r.cache)
 	manifest := extism.Manifest{
-		Wasm:         []extism.Wasm{extism.WasmData{Data: pkg.wasm, Name: "main"}},
 		AllowedHosts: caps.Network,
 		Memory: &extism.ManifestMemory{
 			MaxPages:             uint32(e.limits.MemoryMiB) * 16,

@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/piwasm/pi/abi"
@@ -43,5 +45,40 @@ func TestLazyLoadStillChecksExports(t *testing.T) {
 	exts, diags := rt.Load(ctx, []string{dir}, nil)
 	if len(exts) != 0 || len(diags) == 0 || diags[0].Kind != DiagExports {
 		t.Fatalf("want an exports diagnostic, got %v %+v", exts, diags)
+	}
+}
+
+func TestDigestCacheFollowsTheFile(t *testing.T) {
+	dir := examplePkg(t, "team-section")
+	cache := openDigestCache(t.TempDir())
+	p1, ds := readPackage(dir, cache)
+	if p1 == nil || p1.cached {
+		t.Fatalf("first read: %v %v", p1, ds)
+	}
+	p2, _ := readPackage(dir, cache)
+	if !p2.cached || p2.SHA256 != p1.SHA256 || len(p2.exports) == 0 {
+		t.Fatalf("second read not served from the cache: %+v", p2)
+	}
+	// Rewrite the module in place with the same size: the identity changes
+	// (change time), so the cache must not answer.
+	mod := p1.ModulePath
+	b, err := os.ReadFile(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(mod) // it may be a hard link to the shared fixture
+	b[len(b)-1] ^= 0xff
+	if err := os.WriteFile(mod, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p3, _ := readPackage(dir, cache)
+	if p3.cached || p3.SHA256 == p1.SHA256 {
+		t.Fatal("stale digest served after the module changed")
+	}
+	// A package served from the cache refuses to compile bytes that no
+	// longer match its SHA-256.
+	p2.wasm = nil
+	if _, err := p2.moduleBytes(); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+		t.Fatalf("want a changed-on-disk error, got %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,35 @@ type Package struct {
 	Imports      []Import     // what the module imports
 	wasm         []byte
 	importsErr   error
+	exports      []string // exported function names, from the binary
+	cached       bool     // SHA-256 and the lists above came from the digest cache
+}
+
+// ReadManifest reads and validates dir's extension.yaml without touching
+// the module. Every problem is a diagnostic naming the file and the field.
+func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
+	path := filepath.Join(dir, abi.ManifestFile)
+	var m abi.Manifest
+	diag := func(format string, args ...any) []Diagnostic {
+		return []Diagnostic{{Kind: DiagManifest, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)}}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, diag("%v", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, diag("%v", err)
+	}
+	var ds []Diagnostic
+	for _, e := range m.Validate() {
+		ds = append(ds, Diagnostic{Kind: DiagManifest, Path: path, Extension: m.Name, Message: e.Error()})
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return &m, nil
 }
 
 // ReadPackage reads and validates the package in dir: the manifest (every
@@ -30,38 +60,69 @@ type Package struct {
 // bytes and SHA-256). It returns nil and the diagnostics when the package
 // cannot be used.
 func ReadPackage(dir string) (*Package, []Diagnostic) {
-	p := &Package{Dir: dir, ManifestPath: filepath.Join(dir, abi.ManifestFile)}
-	diag := func(kind, path, format string, args ...any) []Diagnostic {
-		return []Diagnostic{{Kind: kind, Path: path, Extension: p.Manifest.Name, Message: fmt.Sprintf(format, args...)}}
-	}
-	raw, err := os.ReadFile(p.ManifestPath)
-	if err != nil {
-		return nil, diag(DiagManifest, p.ManifestPath, "%v", err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p.Manifest); err != nil {
-		return nil, diag(DiagManifest, p.ManifestPath, "%v", err)
-	}
-	var ds []Diagnostic
-	for _, e := range p.Manifest.Validate() {
-		ds = append(ds, Diagnostic{Kind: DiagManifest, Path: p.ManifestPath, Extension: p.Manifest.Name, Message: e.Error()})
-	}
-	if len(ds) > 0 {
+	return readPackage(dir, nil)
+}
+
+// readPackage is ReadPackage with an optional digest cache: when the
+// module's file identity matches a cached entry, its SHA-256, imports and
+// exports come from the cache and its bytes are read only when it is
+// compiled (and checked against the SHA-256 then).
+func readPackage(dir string, cache *digestCache) (*Package, []Diagnostic) {
+	m, ds := ReadManifest(dir)
+	if m == nil {
 		return nil, ds
 	}
+	p := &Package{Dir: dir, ManifestPath: filepath.Join(dir, abi.ManifestFile), Manifest: *m}
 	p.ModulePath = filepath.Join(dir, p.Manifest.ModuleFile())
-	p.wasm, err = os.ReadFile(p.ModulePath)
-	if err != nil {
-		return nil, diag(DiagModule, p.ModulePath, "%v", err)
+	if cache != nil {
+		if d, ok := cache.lookup(p.ModulePath); ok {
+			p.SHA256, p.Size, p.Imports, p.exports, p.cached = d.SHA256, d.Size, d.Imports, d.Exports, true
+			if d.ImportsErr != "" {
+				p.importsErr = errors.New(d.ImportsErr)
+			}
+			return p, nil
+		}
 	}
-	sum := sha256.Sum256(p.wasm)
+	wasm, err := os.ReadFile(p.ModulePath)
+	if err != nil {
+		return nil, []Diagnostic{{Kind: DiagModule, Path: p.ModulePath, Extension: p.Manifest.Name, Message: err.Error()}}
+	}
+	p.setModule(wasm)
+	if cache != nil {
+		cache.store(p)
+	}
+	return p, nil
+}
+
+// setModule records the module bytes and what is derived from them.
+func (p *Package) setModule(wasm []byte) {
+	p.wasm = wasm
+	sum := sha256.Sum256(wasm)
 	p.SHA256 = hex.EncodeToString(sum[:])
-	p.Size = len(p.wasm)
+	p.Size = len(wasm)
 	// A module that cannot be parsed is still a package (its manifest and
 	// failure policy are readable); loading it reports a compile error.
-	p.Imports, p.importsErr = moduleImports(p.wasm)
-	return p, nil
+	p.Imports, p.importsErr = moduleImports(wasm)
+	p.exports, _ = moduleExports(wasm)
+}
+
+// moduleBytes returns the module, reading it now if the package came from
+// the digest cache. The bytes must still have the SHA-256 the package was
+// loaded with: grants and memoised results are pinned to it.
+func (p *Package) moduleBytes() ([]byte, error) {
+	if p.wasm != nil {
+		return p.wasm, nil
+	}
+	wasm, err := os.ReadFile(p.ModulePath)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(wasm)
+	if got := hex.EncodeToString(sum[:]); got != p.SHA256 {
+		return nil, fmt.Errorf("%s changed on disk since it was loaded (sha256 %s, now %s)", p.ModulePath, short(p.SHA256), short(got))
+	}
+	p.wasm = wasm
+	return wasm, nil
 }
 
 // usesExtismKernel reports whether the module imports Extism's kernel

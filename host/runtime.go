@@ -43,6 +43,9 @@ type Runtime struct {
 	cfg   Config
 	root  string // ProjectRoot with symlinks resolved
 	cache wazero.CompilationCache
+	// digests remembers module hashes by file identity (nil without an
+	// agent dir).
+	digests *digestCache
 
 	mu        sync.Mutex
 	exts      []*Extension
@@ -79,6 +82,7 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("compilation cache: %w", err)
 		}
 		r.cache = c
+		r.digests = openDigestCache(filepath.Join(cfg.AgentDir, "cache"))
 	} else {
 		r.cache = wazero.NewCompilationCache()
 	}
@@ -152,7 +156,7 @@ func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Ex
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			pkg, ds := ReadPackage(dir)
+			pkg, ds := readPackage(dir, r.digests)
 			if pkg == nil {
 				slots[i].diags = ds
 				return
@@ -162,6 +166,9 @@ func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Ex
 		}()
 	}
 	wg.Wait()
+	if r.digests != nil {
+		r.digests.save()
+	}
 	var exts []*Extension
 	var diags []Diagnostic
 	seen := map[string]string{}

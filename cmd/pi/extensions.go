@@ -106,23 +106,25 @@ func (a *app) grantsFor(c *common, dirs []string) (host.Grants, error) {
 	if len(c.grants) == 0 {
 		return grants, nil
 	}
-	pkgs := map[string]*host.Package{}
+	manifests := map[string]*abi.Manifest{}
 	for _, d := range dirs {
-		if p, _ := host.ReadPackage(d); p != nil {
-			pkgs[p.Manifest.Name] = p
+		if m, _ := host.ReadManifest(d); m != nil {
+			manifests[m.Name] = m
 		}
 	}
 	extra := host.Grants{}
 	for _, g := range c.grants {
 		name, kind, _ := strings.Cut(g, ":")
-		p, ok := pkgs[name]
+		m, ok := manifests[name]
 		if !ok {
 			return nil, usagef("--grant %s: no extension named %q is being loaded", g, name)
 		}
-		all := host.GrantAll(p.Manifest, p.SHA256)
+		// A grant for this run is by name, not pinned to a module hash:
+		// the user is looking at what they grant.
+		all := host.GrantAll(*m, "")
 		cur, had := extra[name]
 		if !had {
-			cur = host.Grant{SHA256: p.SHA256}
+			cur = host.Grant{}
 		}
 		switch kind {
 		case "":

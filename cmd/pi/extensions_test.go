@@ -17,7 +17,9 @@ var (
 
 // examplePlugin returns the absolute directory of an example extension,
 // building its module once if `make plugins` has not.
-func examplePlugin(t *testing.T, name string) string {
+func examplePlugin(t *testing.T, name string) string { return examplePluginB(t, name) }
+
+func examplePluginB(t testing.TB, name string) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join(repoRoot, "plugins", "examples", name))
 	if err != nil {

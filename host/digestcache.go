@@ -1,0 +1,109 @@
+package host
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// digestCache remembers, per module file, what reading it taught us (its
+// SHA-256, imports and exports), keyed by the file's identity: device,
+// inode, size, modification and change times. The change time cannot be
+// set by a user, so a module rewritten in place never matches a stale
+// entry; and the bytes are checked against the SHA-256 before any code is
+// compiled from them. It saves hashing every module on every run.
+type digestCache struct {
+	path    string
+	mu      sync.Mutex
+	entries map[string]digestEntry
+	dirty   bool
+}
+
+type digestEntry struct {
+	Identity   fileIdentity `json:"identity"`
+	SHA256     string       `json:"sha256"`
+	Size       int          `json:"size"`
+	Imports    []Import     `json:"imports,omitempty"`
+	ImportsErr string       `json:"importsErr,omitempty"`
+	Exports    []string     `json:"exports,omitempty"`
+}
+
+type fileIdentity struct {
+	Dev, Ino         uint64
+	Size             int64
+	MtimeNs, CtimeNs int64
+}
+
+func identityOf(path string) (fileIdentity, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileIdentity{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileIdentity{}, false
+	}
+	return fileIdentity{
+		Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: fi.Size(),
+		MtimeNs: fi.ModTime().UnixNano(), CtimeNs: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+	}, true
+}
+
+func openDigestCache(dir string) *digestCache {
+	c := &digestCache{path: filepath.Join(dir, "modules.json"), entries: map[string]digestEntry{}}
+	if b, err := os.ReadFile(c.path); err == nil {
+		_ = json.Unmarshal(b, &c.entries) // a corrupt cache is only a slower run
+	}
+	return c
+}
+
+func (c *digestCache) lookup(path string) (digestEntry, bool) {
+	id, ok := identityOf(path)
+	if !ok {
+		return digestEntry{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, found := c.entries[path]
+	return e, found && e.Identity == id && e.SHA256 != ""
+}
+
+func (c *digestCache) store(p *Package) {
+	id, ok := identityOf(p.ModulePath)
+	if !ok || id.Size != int64(p.Size) {
+		return
+	}
+	e := digestEntry{Identity: id, SHA256: p.SHA256, Size: p.Size, Imports: p.Imports, Exports: p.exports}
+	if p.importsErr != nil {
+		e.ImportsErr = p.importsErr.Error()
+	}
+	c.mu.Lock()
+	c.entries[p.ModulePath] = e
+	c.dirty = true
+	c.mu.Unlock()
+}
+
+// save writes the cache if it changed, through a temporary file.
+func (c *digestCache) save() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return
+	}
+	b, err := json.Marshal(c.entries)
+	if err != nil || os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".modules-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	if tmp.Close() != nil || werr != nil || os.Rename(tmp.Name(), c.path) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	c.dirty = false
+}
