@@ -1,7 +1,6 @@
 package prompt
 
 import (
-	"strings"
 	"unsafe"
 )
 
@@ -10,7 +9,7 @@ import (
 // section; finish turns the spans into sections whose texts share the
 // buffer.
 type arena struct {
-	b     strings.Builder
+	b     textBuf
 	spans []span
 	tag   string
 }
@@ -29,7 +28,7 @@ func newArena(size int) *arena {
 }
 
 // section starts an untagged section and returns the buffer to write it to.
-func (w *arena) section(name string, order float64, source string) *strings.Builder {
+func (w *arena) section(name string, order float64, source string) *textBuf {
 	w.endSpan()
 	if w.b.Len() > 0 {
 		w.b.WriteString("\n\n")
@@ -39,7 +38,7 @@ func (w *arena) section(name string, order float64, source string) *strings.Buil
 }
 
 // tagged starts a section wrapped in <name>…</name>; close ends it.
-func (w *arena) tagged(name string, order float64, source string) *strings.Builder {
+func (w *arena) tagged(name string, order float64, source string) *textBuf {
 	b := w.section(name, order, source)
 	b.WriteByte('<')
 	b.WriteString(name)
@@ -108,7 +107,7 @@ func joinedFromArena(buf string, sections []RenderedSection) (string, bool) {
 // estimateSize is a generous guess at the built-in sections' size, so the
 // arena is allocated once in the common case.
 func estimateSize(o *Options) int {
-	n := 4096 + len(o.CustomPrompt) + len(o.AppendText) + len(o.Cwd)
+	n := 2048 + len(o.CustomPrompt) + len(o.AppendText) + len(o.Cwd)
 	for _, f := range o.ContextFiles {
 		n += len(f.Path) + len(f.Content) + 64
 	}

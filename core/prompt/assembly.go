@@ -74,8 +74,7 @@ type Assembly struct {
 }
 
 var (
-	sectionNameRE  = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	variableNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	sectionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 )
 
 // ValidSectionName reports whether name may name an extra section: it must
@@ -92,7 +91,7 @@ func ValidSectionName(name string) error {
 
 // ValidVariableName reports whether name may name a variable.
 func ValidVariableName(name string) error {
-	if !variableNameRE.MatchString(name) {
+	if !isVariableName(name) {
 		return fmt.Errorf("invalid variable name %q: names match ^[a-z][a-z0-9_]*$", name)
 	}
 	return nil

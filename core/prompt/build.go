@@ -1,7 +1,7 @@
 package prompt
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -40,7 +40,11 @@ func Build(opts Options) (*Assembly, error) {
 		if docs == "" {
 			docs = DefaultDocsLocation
 		}
-		fmt.Fprintf(w.tagged("docs", OrderDocs, SourceBuiltin), docsIntro, docs)
+		before, after, _ := strings.Cut(docsIntro, "%s")
+		b := w.tagged("docs", OrderDocs, SourceBuiltin)
+		b.WriteString(before)
+		b.WriteString(docs)
+		b.WriteString(after)
 		w.close()
 	}
 	if opts.AppendText != "" {
@@ -136,7 +140,7 @@ func findTool(catalog []Tool, name string) (Tool, bool) {
 	return Tool{}, false
 }
 
-func writeTools(b *strings.Builder, selected []string, catalog []Tool) {
+func writeTools(b *textBuf, selected []string, catalog []Tool) {
 	n := 0
 	for _, name := range selected {
 		t, ok := findTool(catalog, name)
@@ -159,15 +163,13 @@ func writeTools(b *strings.Builder, selected []string, catalog []Tool) {
 	b.WriteString(toolsTrailer)
 }
 
-func writeRules(b *strings.Builder, selected []string, catalog []Tool, extra []string) {
-	bullets := make([]string, 0, 8)
-	seen := make(map[string]bool, 8)
+func writeRules(b *textBuf, selected []string, catalog []Tool, extra []string) {
+	bullets := make([]string, 0, 12)
 	add := func(s string) {
 		s = strings.TrimSpace(s)
-		if s == "" || seen[s] {
+		if s == "" || slices.Contains(bullets, s) {
 			return
 		}
-		seen[s] = true
 		bullets = append(bullets, s)
 	}
 	hasShell := contains(selected, "bash") || contains(selected, "powershell")
@@ -196,7 +198,7 @@ func writeRules(b *strings.Builder, selected []string, catalog []Tool, extra []s
 	}
 }
 
-func writeProjectContext(b *strings.Builder, files []ContextFile) {
+func writeProjectContext(b *textBuf, files []ContextFile) {
 	b.WriteString(projectContextIntro)
 	for _, f := range files {
 		b.WriteString("\n\n<project_instructions path=\"")
@@ -216,7 +218,7 @@ func anyVisible(skills []Skill) bool {
 	return false
 }
 
-func writeSkills(b *strings.Builder, skills []Skill) {
+func writeSkills(b *textBuf, skills []Skill) {
 	b.WriteString(skillsIntro)
 	b.WriteString("\n\n<available_skills>")
 	for _, s := range skills {
@@ -234,32 +236,29 @@ func writeSkills(b *strings.Builder, skills []Skill) {
 	b.WriteString("\n</available_skills>")
 }
 
+// xmlSpecial maps the bytes xmlEscape replaces to their index in
+// xmlEntities; a table lookup per byte beats a switch on this hot path.
+var xmlSpecial = [256]uint8{'&': 1, '<': 2, '>': 3, '"': 4, '\'': 5}
+
+var xmlEntities = [...]string{"", "&amp;", "&lt;", "&gt;", "&quot;", "&apos;"}
+
 // xmlEscape escapes the five XML specials; '&' is handled in the same pass,
 // which is equivalent to escaping it first.
-func xmlEscape(b *strings.Builder, s string) {
-	if strings.IndexAny(s, "&<>\"'") < 0 {
+func xmlEscape(b *textBuf, s string) {
+	if strings.IndexByte(s, '&') < 0 && strings.IndexByte(s, '<') < 0 && strings.IndexByte(s, '>') < 0 &&
+		strings.IndexByte(s, '"') < 0 && strings.IndexByte(s, '\'') < 0 {
+		// Vectorised scans; most names, descriptions and paths need no escaping.
 		b.WriteString(s)
 		return
 	}
 	last := 0
 	for i := 0; i < len(s); i++ {
-		var rep string
-		switch s[i] {
-		case '&':
-			rep = "&amp;"
-		case '<':
-			rep = "&lt;"
-		case '>':
-			rep = "&gt;"
-		case '"':
-			rep = "&quot;"
-		case '\'':
-			rep = "&apos;"
-		default:
+		k := xmlSpecial[s[i]]
+		if k == 0 {
 			continue
 		}
 		b.WriteString(s[last:i])
-		b.WriteString(rep)
+		b.WriteString(xmlEntities[k])
 		last = i + 1
 	}
 	b.WriteString(s[last:])
