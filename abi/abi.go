@@ -149,6 +149,9 @@ func LogLevelName(level int32) string {
 const (
 	// KeyEvent is the JSON event of the current call (every hook).
 	KeyEvent = "event"
+	// KeyInput is the user's input of a before_agent_start call when the
+	// event does not carry it inline.
+	KeyInput = "input"
 	// KeyConfig is the manifest's config as JSON ("null" when absent).
 	KeyConfig = "config"
 	// KeySkills is the rendered skills catalogue (before_agent_start).

@@ -36,7 +36,10 @@ type Options struct {
 
 // BeforeAgentStartEvent is the event of HookBeforeAgentStart.
 type BeforeAgentStartEvent struct {
-	// Input is the user's prompt text for this run.
+	// Input is the user's prompt text for this run. pi's dispatcher leaves
+	// it empty and serves it under KeyInput instead, so that a guest which
+	// never looks at the input does not depend on it (its results can then
+	// be memoised across different inputs); read it with the SDK's Input.
 	Input string `json:"input"`
 	// Options are the current prompt options (earlier extensions' edits
 	// applied).

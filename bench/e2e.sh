@@ -226,6 +226,15 @@ o_med=$med o_rss=$rss
 peer_measure "$runs" "" "${peer_cmd[@]}" --no-extensions "${peer_ext[@]}" -p hello --model mock/mock-1
 row "\`-p hello\`, $next extensions ($exts)" "$o_med" "$med" ms
 rss_ext=("$o_rss" "$rss")
+p4_med=$med
+
+say "pi -p hello, $next extensions, memo off"
+# With --no-memo every hook runs its guest: lazy compile from the on-disk
+# cache, instantiation and the calls themselves. The peer has no memo, so
+# its figure is the one above.
+measure "$runs" "" "${ours_env[@]}" "$pi" -p hello --model mock/mock-1 --no-extensions --no-memo "${ours_ext[@]}"
+row "\`-p hello\`, $next extensions, memo off (every guest runs)" "$med" "$p4_med" ms
+rss_nomemo=$rss
 
 say "pi -p hello, default start-up"
 measure "$runs" "" "${ours_env[@]}" "$pi" -p hello --model mock/mock-1
@@ -253,6 +262,7 @@ row "\`pi prompt\`, $next extensions, first compile (cache cleared; runs: $compi
 row "peak RSS, \`-p hello\`, no extensions" "${rss_plain[0]}" "${rss_plain[1]}" MiB
 row "peak RSS, \`-p hello\`, $next extensions" "${rss_ext[0]}" "${rss_ext[1]}" MiB
 row "peak RSS, \`pi prompt\`, $next extensions" "$rss_prompt" — MiB
+row "peak RSS, \`-p hello\`, $next extensions, memo off" "$rss_nomemo" "${rss_ext[1]}" MiB
 
 # Keep the request logs of this run for comparing what each side sent.
 for side in ours peer; do

@@ -74,6 +74,9 @@ func TestBeforeAgentStartChain(t *testing.T) {
 			if got, ok := fe(abi.KeyContextPrefix + "/p/AGENTS.md"); !ok || string(got) != "be nice" {
 				t.Errorf("fetch context: %q %v", got, ok)
 			}
+			if in, ok := fe(abi.KeyInput); !ok || string(in) != "hi" || ev.Input != "" {
+				t.Errorf("input must be served lazily: inline %q, fetched %q", ev.Input, in)
+			}
 			return abi.BeforeAgentStartResult{
 				Ops:         []abi.Op{{Op: abi.OpSetSection, Name: "team", Text: "<team>\nT\n</team>", Order: ptr(250.0)}},
 				Message:     "hello from first",

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,8 +46,8 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 		if !h.Handles(abi.HookBeforeAgentStart) {
 			continue
 		}
-		view := newOptionsView(out.Options)
-		ev, err := view.event(input)
+		view := newOptionsView(out.Options, input)
+		ev, err := view.event()
 		if err == nil {
 			var res abi.BeforeAgentStartResult
 			res, err = h.BeforeAgentStart(ctx, ev, view.fetch)
@@ -80,11 +79,14 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 // far and fetch section texts; it only renders when asked.
 type optionsView struct {
 	opts     prompt.Options
+	input    string
 	rendered *prompt.Rendered
 	err      error
 }
 
-func newOptionsView(o prompt.Options) *optionsView { return &optionsView{opts: o} }
+func newOptionsView(o prompt.Options, input string) *optionsView {
+	return &optionsView{opts: o, input: input}
+}
 
 func (v *optionsView) render() (*prompt.Rendered, error) {
 	if v.rendered == nil && v.err == nil {
@@ -99,14 +101,16 @@ func (v *optionsView) render() (*prompt.Rendered, error) {
 	return v.rendered, v.err
 }
 
-func (v *optionsView) event(input string) (abi.BeforeAgentStartEvent, error) {
+// event builds the before_agent_start event. The input is not inlined: it
+// is served under abi.KeyInput, so a guest that never reads it does not
+// depend on it.
+func (v *optionsView) event() (abi.BeforeAgentStartEvent, error) {
 	r, err := v.render()
 	if err != nil {
 		return abi.BeforeAgentStartEvent{}, fmt.Errorf("render the prompt so far: %w", err)
 	}
 	o := v.opts
 	ev := abi.BeforeAgentStartEvent{
-		Input: input,
 		Options: abi.Options{
 			CustomPrompt: o.CustomPrompt,
 			AppendText:   o.AppendText,
@@ -134,13 +138,20 @@ func (v *optionsView) event(input string) (abi.BeforeAgentStartEvent, error) {
 
 func (v *optionsView) fetch(key string) ([]byte, bool) {
 	switch {
+	case key == abi.KeyInput:
+		return []byte(v.input), true
 	case key == abi.KeySystemPrompt:
 		if r, err := v.render(); err == nil {
 			return []byte(r.Text), true
 		}
 	case key == abi.KeySkills:
-		b, err := json.Marshal(v.opts.Skills)
-		return b, err == nil
+		if r, err := v.render(); err == nil {
+			for _, s := range r.Sections {
+				if s.Name == "skills" {
+					return []byte(s.Text), true
+				}
+			}
+		}
 	case strings.HasPrefix(key, abi.KeyContextPrefix):
 		p := strings.TrimPrefix(key, abi.KeyContextPrefix)
 		for _, f := range v.opts.ContextFiles {

@@ -95,6 +95,20 @@ func SystemPrompt(ev *abi.BeforeAgentStartEvent) (string, error) {
 	return fetchString(abi.KeySystemPrompt)
 }
 
+// Input returns the user's input of a before_agent_start call: inline
+// when the event carries it, else fetched (pi's dispatcher defers it so
+// that guests which never read it stay independent of it).
+func Input(ev *abi.BeforeAgentStartEvent) string {
+	if ev.Input != "" {
+		return ev.Input
+	}
+	s, err := fetchString(abi.KeyInput)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
 // Skills returns the rendered skills catalogue (before_agent_start).
 func Skills() (string, error) { return fetchString(abi.KeySkills) }
 

@@ -239,8 +239,8 @@ func (forcer) Name() string                { return "yes-no" }
 func (forcer) Handles(h string) bool       { return h == abi.HookBeforeAgentStart }
 func (forcer) FailurePolicy() string       { return hooks.PolicySkip }
 func (forcer) Commands() []abi.CommandInfo { return nil }
-func (forcer) BeforeAgentStart(_ context.Context, ev abi.BeforeAgentStartEvent, _ hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
-	if strings.HasPrefix(ev.Input, "?") {
+func (forcer) BeforeAgentStart(_ context.Context, ev abi.BeforeAgentStartEvent, fetch hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
+	if in, _ := fetch(abi.KeyInput); strings.HasPrefix(string(in), "?") {
 		s := "FORCED: answer yes or no."
 		return abi.BeforeAgentStartResult{ForcePrompt: &s}, nil
 	}

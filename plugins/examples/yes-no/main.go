@@ -16,7 +16,7 @@ const Prompt = "Reply to the user's question with exactly one word, yes or no, "
 
 func init() {
 	sdk.OnBeforeAgentStart(func(ev *abi.BeforeAgentStartEvent, r *sdk.BeforeAgentStart) error {
-		if strings.HasPrefix(strings.TrimSpace(ev.Input), "?") {
+		if strings.HasPrefix(strings.TrimSpace(sdk.Input(ev)), "?") {
 			r.ForcePrompt(Prompt)
 		}
 		return nil
