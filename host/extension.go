@@ -147,6 +147,48 @@ func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Di
 	return e, diags
 }
 
+// readyLocked compiles the module and starts an instance if either is
+// missing, checking the ABI version the module reports. The caller holds
+// e.mu.
+func (e *Extension) readyLocked(ctx context.Context) error {
+	if e.compiled == nil {
+		if err := e.compile(ctx); err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
+	}
+	if e.inst != nil {
+		return nil
+	}
+	inst, err := e.newInstance(ctx)
+	if err == nil {
+		var v int
+		if v, err = inst.abiVersion(ctx, e.initTimeout()); err == nil && v != abi.Version {
+			err = fmt.Errorf("module speaks ABI %d; this host speaks ABI %d", v, abi.Version)
+		}
+		if err != nil {
+			inst.close()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	e.inst = inst
+	return nil
+}
+
+// warm makes the extension ready for a call ahead of time. An extension
+// busy with a call is skipped (that call is making it ready), and failures
+// are left for the next call to report.
+func (e *Extension) warm(ctx context.Context) {
+	if !e.mu.TryLock() {
+		return
+	}
+	defer e.mu.Unlock()
+	if !e.closed {
+		_ = e.readyLocked(ctx)
+	}
+}
+
 // Compiled reports whether the module has been compiled (always true after
 // an eager load; after a lazy one, once the extension was first called).
 func (e *Extension) Compiled() bool {
@@ -504,26 +546,8 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	if e.closed {
 		return nil, nil, e.callErr(hook, CauseUnavailable, errors.New("extension is closed"))
 	}
-	if e.compiled == nil {
-		if err := e.compile(ctx); err != nil {
-			return nil, nil, e.callErr(hook, CauseUnavailable, fmt.Errorf("compile: %w", err))
-		}
-	}
-	if e.inst == nil {
-		inst, err := e.newInstance(ctx)
-		if err == nil {
-			var v int
-			if v, err = inst.abiVersion(ctx, e.initTimeout()); err == nil && v != abi.Version {
-				err = fmt.Errorf("module speaks ABI %d; this host speaks ABI %d", v, abi.Version)
-			}
-			if err != nil {
-				inst.close()
-			}
-		}
-		if err != nil {
-			return nil, nil, e.callErr(hook, CauseUnavailable, err)
-		}
-		e.inst = inst
+	if err := e.readyLocked(ctx); err != nil {
+		return nil, nil, e.callErr(hook, CauseUnavailable, err)
 	}
 	inst = e.inst
 	cs := &callState{event: event, fetch: fetch, maxOutput: e.limits.OutputKiB << 10}

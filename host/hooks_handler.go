@@ -48,11 +48,22 @@ func (h handler) MemoIdentity() (string, bool) {
 	return hex.EncodeToString(sum[:]), pure
 }
 
+// missed is called when a pure extension has to run: behind the memo layer
+// that means its stored result did not apply, and the others' likely will
+// not either, so they are made ready in the background.
+func (h handler) missed() {
+	if _, pure := h.MemoIdentity(); pure {
+		h.e.rt.Prewarm(context.WithoutCancel(context.Background()))
+	}
+}
+
 func (h handler) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
+	h.missed()
 	return h.e.BeforeAgentStart(ctx, ev, FetchFunc(fetch))
 }
 
 func (h handler) Assemble(ctx context.Context, ev abi.AssembleEvent, fetch hooks.Fetcher) (abi.AssembleResult, error) {
+	h.missed()
 	return h.e.AssembleWith(ctx, ev, FetchFunc(fetch))
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/piwasm/pi/abi"
 )
@@ -80,5 +81,33 @@ func TestDigestCacheFollowsTheFile(t *testing.T) {
 	p2.wasm = nil
 	if _, err := p2.moduleBytes(); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 		t.Fatalf("want a changed-on-disk error, got %v", err)
+	}
+}
+
+func TestPrewarmReadiesPerTurnExtensionsOnly(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, Config{AgentDir: t.TempDir(), Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	exts, diags := rt.Load(ctx, []string{examplePkg(t, "team-section"), examplePkg(t, "standup")}, nil)
+	if len(exts) != 2 {
+		t.Fatal(diags)
+	}
+	rt.Prewarm(ctx)
+	deadline := time.Now().Add(60 * time.Second)
+	for !exts[0].Compiled() {
+		if time.Now().After(deadline) {
+			t.Fatal("team-section never warmed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if exts[1].Compiled() {
+		t.Fatal("a command-only extension was warmed")
+	}
+	// Ready means instantiated too: the call needs no new instance.
+	if _, err := exts[0].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"github.com/piwasm/pi/abi"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,6 +51,40 @@ type Runtime struct {
 	mu        sync.Mutex
 	exts      []*Extension
 	compiling map[string]*sync.Mutex // per module SHA-256
+
+	prewarmOnce sync.Once
+}
+
+// Prewarm compiles and instantiates, in the background and in load order,
+// every extension that is not ready yet and runs on every turn (it handles
+// before_agent_start, system-prompt/assemble or input), keeping one core
+// for the caller.
+// It runs at most once per runtime. pi calls it on the first memo miss of
+// a run: a project that changed usually changes for every extension, and
+// getting them ready in parallel beats compiling each when its turn comes.
+func (r *Runtime) Prewarm(ctx context.Context) {
+	r.prewarmOnce.Do(func() {
+		r.mu.Lock()
+		exts := append([]*Extension(nil), r.exts...)
+		r.mu.Unlock()
+		workers := max(1, runtime.GOMAXPROCS(0)-1)
+		queue := make(chan *Extension, len(exts))
+		for _, e := range exts {
+			// Command-only extensions run when the user types their
+			// command, not on every run: leave them cold.
+			if e.Handles(abi.HookBeforeAgentStart) || e.Handles(abi.HookAssemble) || e.Handles(abi.HookInput) {
+				queue <- e
+			}
+		}
+		close(queue)
+		for range workers {
+			go func() {
+				for e := range queue {
+					e.warm(ctx)
+				}
+			}()
+		}
+	})
 }
 
 // compileLock returns the lock serializing compilations of one module, so
