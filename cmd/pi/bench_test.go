@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +63,57 @@ func BenchmarkPromptDemoNoMemo(b *testing.B) {
 	for b.Loop() {
 		if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
 			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// BenchmarkPromptExtensions shows how `pi prompt` grows with the number of
+// extensions (copies of team-section, each adding its own section), with the
+// memo warm and with every guest running.
+func BenchmarkPromptExtensions(b *testing.B) {
+	src := examplePluginB(b, "team-section")
+	module, err := os.ReadFile(filepath.Join(src, "team-section.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 4, 16} {
+		root := b.TempDir()
+		var dirs []string
+		for i := range n {
+			name := fmt.Sprintf("team-%02d", i)
+			dir := filepath.Join(root, name)
+			manifest := fmt.Sprintf("name: %s\nabi: 1\nhooks: [before_agent_start]\nconfig:\n  name: %s\n  order: %d\n  text: section %d\n", name, strings.ReplaceAll(name, "-", "_"), 250+i, i)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "extension.yaml"), []byte(manifest), 0o644)
+			os.WriteFile(filepath.Join(dir, name+".wasm"), module, 0o644)
+			dirs = append(dirs, dir)
+		}
+		for _, memo := range []bool{true, false} {
+			label := fmt.Sprintf("%d/memo", n)
+			if !memo {
+				label = fmt.Sprintf("%d/no-memo", n)
+			}
+			b.Run(label, func(b *testing.B) {
+				agentDir := b.TempDir()
+				args := []string{"prompt", "--cwd", b.TempDir(), "--no-extensions"}
+				for _, d := range dirs {
+					args = append(args, "-e", d)
+				}
+				if !memo {
+					args = append(args, "--no-memo")
+				}
+				if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
+					b.Fatalf("warm-up exit %d", code)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
+						b.Fatalf("exit %d", code)
+					}
+				}
+			})
 		}
 	}
 }

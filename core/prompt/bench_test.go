@@ -8,14 +8,16 @@ import (
 
 // benchOptions is the workload the issue names: 4 tools, 3 context files of
 // about 4 KB in all, and 50 skills.
-func benchOptions() Options {
+func benchOptions() Options { return benchOptionsN(50) }
+
+func benchOptionsN(n int) Options {
 	body := strings.Repeat("Keep functions short and tests close to the code they check. ", 22)
 	ctx := []ContextFile{
 		{Path: "/home/u/.pi/agent/AGENTS.md", Content: body},
 		{Path: "/src/AGENTS.md", Content: body},
 		{Path: "/src/app/AGENTS.md", Content: body},
 	}
-	skills := make([]Skill, 50)
+	skills := make([]Skill, n)
 	for i := range skills {
 		skills[i] = Skill{
 			Name:        fmt.Sprintf("skill-%02d", i),
@@ -62,5 +64,24 @@ func BenchmarkInterpolate(b *testing.B) {
 		if _, err := Interpolate(text, vars, "s"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBuildRenderSkills shows how building grows with the catalogue.
+func BenchmarkBuildRenderSkills(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			opts := benchOptionsN(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				a, err := Build(opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Render(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

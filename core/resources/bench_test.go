@@ -23,7 +23,16 @@ func BenchmarkExpandTemplate(b *testing.B) {
 
 // BenchmarkLoad1000Skills measures discovery in a project with 1,000 skills
 // in .pi/skills, spread over nested groups, plus a .gitignore.
-func BenchmarkLoad1000Skills(b *testing.B) {
+func BenchmarkLoad1000Skills(b *testing.B) { benchLoadSkills(b, 1000) }
+
+// BenchmarkLoadSkills shows how discovery grows with the number of skills.
+func BenchmarkLoadSkills(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchLoadSkills(b, n) })
+	}
+}
+
+func benchLoadSkills(b *testing.B, n int) {
 	root := b.TempDir()
 	cwd := filepath.Join(root, "proj")
 	skills := filepath.Join(cwd, ".pi", "skills")
@@ -33,7 +42,7 @@ func BenchmarkLoad1000Skills(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(skills, ".gitignore"), []byte("scratch/\n*.bak\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for i := range 1000 {
+	for i := range n {
 		dir := filepath.Join(skills, fmt.Sprintf("group-%02d", i/50), fmt.Sprintf("skill-%04d", i))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
@@ -50,7 +59,7 @@ func BenchmarkLoad1000Skills(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(l.Skills) != 1000 {
+		if len(l.Skills) != n {
 			b.Fatalf("%d skills", len(l.Skills))
 		}
 	}
