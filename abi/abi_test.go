@@ -180,3 +180,23 @@ func TestLimitsEffective(t *testing.T) {
 		t.Fatal(l)
 	}
 }
+
+func TestInputPrefixes(t *testing.T) {
+	m := Manifest{Name: "x", ABI: Version, Hooks: []string{HookBeforeAgentStart}, InputPrefixes: []string{"?", "!!"}}
+	if errs := m.Validate(); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for in, want := range map[string]bool{"?a": true, "  ?a": true, "!!x": true, "!x": false, "a?": false, "": false} {
+		if got := m.WantsInput(in); got != want {
+			t.Errorf("WantsInput(%q) = %v", in, got)
+		}
+	}
+	if (&Manifest{}).WantsInput("anything") != true {
+		t.Error("no prefixes must mean every input")
+	}
+	bad := Manifest{Name: "x", ABI: Version, Hooks: []string{HookInput}, InputPrefixes: []string{" "}}
+	errs := bad.Validate()
+	if len(errs) != 2 {
+		t.Fatalf("want an empty-prefix and a wrong-hook error, got %v", errs)
+	}
+}

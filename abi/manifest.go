@@ -57,6 +57,12 @@ type Manifest struct {
 	Capabilities Capabilities `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
 	// Limits per call (0 = default).
 	Limits Limits `yaml:"limits,omitempty" json:"limits,omitempty"`
+	// InputPrefixes, when set, limits before_agent_start to runs whose
+	// input (leading white space ignored) starts with one of them; for any
+	// other input the host skips the call without loading the module. An
+	// extension that reacts to a marker (say "?") declares it here so that
+	// ordinary runs never pay for it.
+	InputPrefixes []string `yaml:"inputPrefixes,omitempty" json:"inputPrefixes,omitempty"`
 	// Failure is the failure policy: "skip" (default) or "abort".
 	Failure string `yaml:"failure,omitempty" json:"failure,omitempty"`
 	// Config is free-form data passed to the guest (fetched as JSON with
@@ -232,6 +238,14 @@ func (m *Manifest) Validate() []error {
 	if len(m.Commands) > 0 && !m.Handles(HookCommand) {
 		add("hooks", "commands are listed but hook %q is not", HookCommand)
 	}
+	for i, p := range m.InputPrefixes {
+		if strings.TrimSpace(p) == "" {
+			add(fmt.Sprintf("inputPrefixes[%d]", i), "must not be empty or white space")
+		}
+	}
+	if len(m.InputPrefixes) > 0 && !m.Handles(HookBeforeAgentStart) {
+		add("inputPrefixes", "only applies to hook %q, which is not listed", HookBeforeAgentStart)
+	}
 	for i, g := range m.Capabilities.Files {
 		if err := ValidateGlob(g); err != nil {
 			add(fmt.Sprintf("capabilities.files[%d]", i), "%v", err)
@@ -315,4 +329,20 @@ func matchElems(g, p []string) bool {
 		g, p = g[1:], p[1:]
 	}
 	return len(p) == 0
+}
+
+// WantsInput reports whether before_agent_start should run for input: always
+// without InputPrefixes, else when the input (leading white space ignored)
+// starts with one of them.
+func (m *Manifest) WantsInput(input string) bool {
+	if len(m.InputPrefixes) == 0 {
+		return true
+	}
+	in := strings.TrimLeft(input, " \t\r\n")
+	for _, p := range m.InputPrefixes {
+		if strings.HasPrefix(in, p) {
+			return true
+		}
+	}
+	return false
 }

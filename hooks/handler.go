@@ -39,6 +39,13 @@ type Handler interface {
 	Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandResult, error)
 }
 
+// InputFilter is implemented by handlers that declare up front which user
+// inputs their before_agent_start hook cares about; for other inputs the
+// dispatcher does not call them at all.
+type InputFilter interface {
+	WantsInput(input string) bool
+}
+
 // Diagnostic reports a handler failure that was skipped, or anything else
 // worth telling the user about a hook run. It is data; nothing prints here.
 type Diagnostic struct {

@@ -269,3 +269,26 @@ func TestInputChainAndCommands(t *testing.T) {
 		t.Error("ambiguous bare name must not resolve")
 	}
 }
+
+// filtered is a fake that only wants inputs starting with "?".
+type filtered struct{ *fake }
+
+func (filtered) WantsInput(in string) bool { return strings.HasPrefix(in, "?") }
+
+func TestInputFilterSkipsUnwantedInputs(t *testing.T) {
+	calls := 0
+	f := filtered{&fake{name: "yes-no", hooks: []string{abi.HookBeforeAgentStart},
+		start: func(abi.BeforeAgentStartEvent, Fetcher) (abi.BeforeAgentStartResult, error) {
+			calls++
+			return abi.BeforeAgentStartResult{}, nil
+		}}}
+	d := New([]Handler{f})
+	for _, in := range []string{"hello", "?ok", "why?"} {
+		if _, err := d.BeforeAgentStart(context.Background(), in, prompt.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("filtered handler called %d times, want 1", calls)
+	}
+}

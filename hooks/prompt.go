@@ -46,6 +46,9 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 		if !h.Handles(abi.HookBeforeAgentStart) {
 			continue
 		}
+		if f, ok := h.(InputFilter); ok && !f.WantsInput(input) {
+			continue
+		}
 		view := newOptionsView(out.Options, input)
 		ev, err := view.event()
 		if err == nil {

@@ -49,10 +49,12 @@ func (h handler) MemoIdentity() (string, bool) {
 }
 
 // missed is called when a pure extension has to run: behind the memo layer
-// that means its stored result did not apply, and the others' likely will
-// not either, so they are made ready in the background.
+// that means its stored result did not apply. One miss is usually an
+// extension that reads the user's input; a second one in the same run
+// suggests the project changed for everyone, so the rest are made ready in
+// the background.
 func (h handler) missed() {
-	if _, pure := h.MemoIdentity(); pure {
+	if _, pure := h.MemoIdentity(); pure && h.e.rt.misses.Add(1) == 2 {
 		h.e.rt.Prewarm(context.WithoutCancel(context.Background()))
 	}
 }
@@ -81,6 +83,12 @@ func (h handler) Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandR
 type fileServer struct {
 	hooks.Handler
 	e *Extension
+}
+
+// WantsInput applies the manifest's inputPrefixes.
+func (f fileServer) WantsInput(input string) bool {
+	m := f.e.Manifest()
+	return m.WantsInput(input)
 }
 
 func (f fileServer) serve(fetch hooks.Fetcher) hooks.Fetcher {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -53,13 +54,14 @@ type Runtime struct {
 	compiling map[string]*sync.Mutex // per module SHA-256
 
 	prewarmOnce sync.Once
+	misses      atomic.Int32 // pure extensions that had to run (see handler.missed)
 }
 
 // Prewarm compiles and instantiates, in the background and in load order,
 // every extension that is not ready yet and runs on every turn (it handles
 // before_agent_start, system-prompt/assemble or input), keeping one core
 // for the caller.
-// It runs at most once per runtime. pi calls it on the first memo miss of
+// It runs at most once per runtime. pi calls it on the second memo miss of
 // a run: a project that changed usually changes for every extension, and
 // getting them ready in parallel beats compiling each when its turn comes.
 func (r *Runtime) Prewarm(ctx context.Context) {

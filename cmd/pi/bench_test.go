@@ -117,3 +117,26 @@ func BenchmarkPromptExtensions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPromptDemoNewInput is BenchmarkPromptDemo with a different user
+// input every run, as in real use: extensions that read the input (yes-no)
+// miss the memo and run; the others still hit it.
+func BenchmarkPromptDemoNewInput(b *testing.B) {
+	demo, _ := filepath.Abs(filepath.Join(repoRoot, "examples", "demo"))
+	agentDir := b.TempDir()
+	args := []string{"prompt", "--cwd", demo, "--approve", "--grant", "git-branch", "--input"}
+	for _, name := range []string{"team-section", "policy-guard", "git-branch", "standup", "yes-no"} {
+		examplePluginB(b, name)
+	}
+	if code := benchApp(b, agentDir).run(context.Background(), append(args, "warm-up")); code != 0 {
+		b.Fatalf("warm-up run failed with %d", code)
+	}
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		i++
+		if code := benchApp(b, agentDir).run(context.Background(), append(args, fmt.Sprintf("question %d", i))); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
