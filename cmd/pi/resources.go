@@ -8,6 +8,7 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/session"
 	"github.com/spf13/pflag"
 )
 
@@ -24,7 +25,17 @@ type resourcesJSON struct {
 	Trust        resources.TrustState `json:"trust"`
 	Extensions   []extensionJSON      `json:"extensions"`
 	Commands     []commandJSON        `json:"commands"`
+	Prompt       []sectionJSON        `json:"promptSections"`
 	Diagnostics  []diagnostic         `json:"diagnostics"`
+}
+
+// sectionJSON is one section of the prompt the next request would carry,
+// after the extensions' hooks ran.
+type sectionJSON struct {
+	Name   string  `json:"name"`
+	Order  float64 `json:"order"`
+	Source string  `json:"source"`
+	Bytes  int     `json:"bytes"`
 }
 
 type pathJSON struct {
@@ -125,7 +136,18 @@ func (a *app) cmdResources(ctx context.Context, args []string) error {
 	for _, cmd := range w.ext.dispatcher.Commands() {
 		out.Commands = append(out.Commands, commandJSON{Name: cmd.Name, Extension: cmd.Handler.Name(), Description: cmd.Info.Description, ArgumentHint: cmd.Info.ArgumentHint})
 	}
-	out.Diagnostics = w.diagnostics()
+	out.Prompt = []sectionJSON{}
+	p, err := session.Prepare(ctx, w.ext.dispatcher, w.opts, "")
+	if err != nil {
+		// The listing is still useful when the prompt cannot be built;
+		// the reason joins the diagnostics.
+		out.Diagnostics = append(out.Diagnostics, diagnostic{Kind: "error", Message: "building the prompt: " + err.Error()})
+	} else {
+		for _, sec := range p.Rendered.Sections {
+			out.Prompt = append(out.Prompt, sectionJSON{Name: sec.Name, Order: sec.Order, Source: sec.Source, Bytes: len(sec.Text)})
+		}
+	}
+	out.Diagnostics = append(out.Diagnostics, w.diagnostics()...)
 	if out.Diagnostics == nil {
 		out.Diagnostics = []diagnostic{}
 	}
@@ -182,6 +204,10 @@ func printResources(a *app, r resourcesJSON) error {
 	}
 	for _, cmd := range r.Commands {
 		fmt.Fprintf(tw, "  /%s %s\textension:%s\t%s\n", cmd.Name, cmd.ArgumentHint, cmd.Extension, cmd.Description)
+	}
+	section("prompt sections", len(r.Prompt))
+	for _, sec := range r.Prompt {
+		fmt.Fprintf(tw, "  %s\t%g\t%s\t%d bytes\n", sec.Name, sec.Order, sec.Source, sec.Bytes)
 	}
 	section("diagnostics", len(r.Diagnostics))
 	if err := tw.Flush(); err != nil {
