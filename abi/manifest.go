@@ -70,6 +70,29 @@ type Manifest struct {
 	Config any `yaml:"config,omitempty" json:"config,omitempty"`
 }
 
+// Items lists the capabilities one per item, in a fixed order, as short
+// phrases for people: "file .git/HEAD", "network api.example.com",
+// "env HOME", "clock", "random".
+func (c Capabilities) Items() []string {
+	var out []string
+	for _, f := range c.Files {
+		out = append(out, "file "+f)
+	}
+	for _, h := range c.Network {
+		out = append(out, "network "+h)
+	}
+	for _, e := range c.Env {
+		out = append(out, "env "+e)
+	}
+	if c.Clock {
+		out = append(out, "clock")
+	}
+	if c.Random {
+		out = append(out, "random")
+	}
+	return out
+}
+
 // Capabilities are what an extension may ask for.
 type Capabilities struct {
 	// Files are slash-separated globs relative to the project root

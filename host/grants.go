@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/piwasm/pi/abi"
@@ -58,9 +59,15 @@ func (g Grants) Merge(over Grants) Grants {
 	return out
 }
 
-// effective intersects what the manifest requests with what g grants. It
-// returns the granted capabilities, the requested ones left ungranted, and
-// whether g was pinned to a different module.
+// EffectiveGrant is the rule the runtime applies: it intersects what a
+// module with the given SHA-256 requests with what g grants (ok: a grant
+// exists). A grant pinned to another module grants nothing (stale); each
+// item is granted only when listed exactly as requested. It returns the
+// granted capabilities and the requested ones left ungranted.
+func EffectiveGrant(req abi.Capabilities, g Grant, ok bool, sha string) (granted, missing abi.Capabilities, stale bool) {
+	return effective(req, g, ok, sha)
+}
+
 func effective(req abi.Capabilities, g Grant, ok bool, sha string) (granted, missing abi.Capabilities, stale bool) {
 	if ok && g.SHA256 != "" && g.SHA256 != sha {
 		return abi.Capabilities{}, req, true
@@ -86,32 +93,7 @@ func effective(req abi.Capabilities, g Grant, ok bool, sha string) (granted, mis
 	return
 }
 
-func describeCaps(c abi.Capabilities) string {
-	var parts []string
-	for _, f := range c.Files {
-		parts = append(parts, "file "+f)
-	}
-	for _, h := range c.Network {
-		parts = append(parts, "network "+h)
-	}
-	for _, e := range c.Env {
-		parts = append(parts, "env "+e)
-	}
-	if c.Clock {
-		parts = append(parts, "clock")
-	}
-	if c.Random {
-		parts = append(parts, "random")
-	}
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
-}
+func describeCaps(c abi.Capabilities) string { return strings.Join(c.Items(), ", ") }
 
 // GrantsFile is the file name of the grant store in the agent directory.
 const GrantsFile = "grants.json"

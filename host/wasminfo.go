@@ -14,87 +14,82 @@ type Import struct {
 
 var errShortWasm = errors.New("truncated module")
 
-// moduleImports lists the imports of a WebAssembly binary by reading its
-// import section (nothing else is decoded).
-func moduleImports(b []byte) ([]Import, error) {
+// findSection returns a reader over the body of the section with the given
+// id, or ok=false when the module has none. Nothing else is decoded.
+func findSection(b []byte, id byte) (sec wasmReader, ok bool, err error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
-		return nil, errors.New("not a WebAssembly module")
+		return wasmReader{}, false, errors.New("not a WebAssembly module")
 	}
 	r := wasmReader{b: b, i: 8}
 	for r.i < len(r.b) {
-		id := r.byte()
+		sid := r.byte()
 		size := int(r.uleb())
 		if r.err != nil || size > len(r.b)-r.i {
-			return nil, errShortWasm
+			return wasmReader{}, false, errShortWasm
 		}
-		if id != 2 {
-			r.i += size
-			continue
+		if sid == id {
+			return wasmReader{b: r.b[:r.i+size], i: r.i}, true, nil
 		}
-		sec := wasmReader{b: r.b[:r.i+size], i: r.i}
-		n := int(sec.uleb())
-		var out []Import
-		for k := 0; k < n && sec.err == nil; k++ {
-			im := Import{Module: sec.name(), Name: sec.name()}
-			switch kind := sec.byte(); kind {
-			case 0:
-				im.Kind = "func"
-				sec.uleb()
-			case 1:
-				im.Kind = "table"
-				sec.byte()
-				sec.limits()
-			case 2:
-				im.Kind = "memory"
-				sec.limits()
-			case 3:
-				im.Kind = "global"
-				sec.byte()
-				sec.byte()
-			default:
-				return nil, fmt.Errorf("unknown import kind %d", kind)
-			}
-			out = append(out, im)
-		}
-		if sec.err != nil {
-			return nil, sec.err
-		}
-		return out, nil
+		r.i += size
 	}
-	return nil, nil
+	return wasmReader{}, false, nil
+}
+
+// moduleImports lists the imports of a WebAssembly binary by reading its
+// import section.
+func moduleImports(b []byte) ([]Import, error) {
+	sec, ok, err := findSection(b, 2)
+	if !ok || err != nil {
+		return nil, err
+	}
+	n := int(sec.uleb())
+	var out []Import
+	for k := 0; k < n && sec.err == nil; k++ {
+		im := Import{Module: sec.name(), Name: sec.name()}
+		switch kind := sec.byte(); kind {
+		case 0:
+			im.Kind = "func"
+			sec.uleb()
+		case 1:
+			im.Kind = "table"
+			sec.byte()
+			sec.limits()
+		case 2:
+			im.Kind = "memory"
+			sec.limits()
+		case 3:
+			im.Kind = "global"
+			sec.byte()
+			sec.byte()
+		default:
+			return nil, fmt.Errorf("unknown import kind %d", kind)
+		}
+		out = append(out, im)
+	}
+	if sec.err != nil {
+		return nil, sec.err
+	}
+	return out, nil
 }
 
 // moduleExports lists the names of the functions a WebAssembly binary
 // exports, reading only its export section.
 func moduleExports(b []byte) ([]string, error) {
-	if len(b) < 8 || string(b[:4]) != "\x00asm" {
-		return nil, errors.New("not a WebAssembly module")
+	sec, ok, err := findSection(b, 7)
+	if !ok || err != nil {
+		return nil, err
 	}
-	r := wasmReader{b: b, i: 8}
-	for r.i < len(r.b) {
-		id := r.byte()
-		size := int(r.uleb())
-		if r.err != nil || size > len(r.b)-r.i {
-			return nil, errShortWasm
+	n := int(sec.uleb())
+	var out []string
+	for k := 0; k < n && sec.err == nil; k++ {
+		name := sec.name()
+		kind := sec.byte()
+		sec.uleb()
+		if kind == 0 {
+			out = append(out, name)
 		}
-		if id != 7 {
-			r.i += size
-			continue
-		}
-		sec := wasmReader{b: r.b[:r.i+size], i: r.i}
-		n := int(sec.uleb())
-		var out []string
-		for k := 0; k < n && sec.err == nil; k++ {
-			name := sec.name()
-			kind := sec.byte()
-			sec.uleb()
-			if kind == 0 {
-				out = append(out, name)
-			}
-		}
-		return out, sec.err
 	}
-	return nil, nil
+	return out, sec.err
 }
 
 type wasmReader struct {

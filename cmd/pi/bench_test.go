@@ -26,45 +26,53 @@ func benchApp(b *testing.B, agentDir string) *app {
 	}
 }
 
-// BenchmarkPromptDemo is `pi prompt` on the demo project with its five
-// extensions, memo and compilation cache warm: the common case of a run in
-// an unchanged project.
-func BenchmarkPromptDemo(b *testing.B) {
+// demoArgs are `pi prompt` on the demo project with its five extensions.
+func demoArgs(b *testing.B) []string {
 	demo, _ := filepath.Abs(filepath.Join(repoRoot, "examples", "demo"))
-	agentDir := b.TempDir()
-	args := []string{"prompt", "--cwd", demo, "--approve", "--grant", "git-branch"}
 	for _, name := range []string{"team-section", "policy-guard", "git-branch", "standup", "yes-no"} {
 		examplePluginB(b, name)
 	}
-	if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
+	return []string{"prompt", "--cwd", demo, "--approve", "--grant", "git-branch"}
+}
+
+// benchRuns runs pi once to warm the caches, then b.N times; args(i) gives
+// the arguments of run i (0 is the warm-up).
+func benchRuns(b *testing.B, args func(i int) []string) {
+	agentDir := b.TempDir()
+	if code := benchApp(b, agentDir).run(context.Background(), args(0)); code != 0 {
 		b.Fatalf("warm-up run failed with %d", code)
 	}
+	i := 0
 	b.ResetTimer()
 	for b.Loop() {
-		if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
+		i++
+		if code := benchApp(b, agentDir).run(context.Background(), args(i)); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}
 }
 
+// BenchmarkPromptDemo is `pi prompt` on the demo project, memo and
+// compilation cache warm: the common case of a run in an unchanged project.
+func BenchmarkPromptDemo(b *testing.B) {
+	args := demoArgs(b)
+	benchRuns(b, func(int) []string { return args })
+}
+
 // BenchmarkPromptDemoNoMemo is the same with memoisation off: every hook
 // runs its guest (compiled modules come from the on-disk cache).
 func BenchmarkPromptDemoNoMemo(b *testing.B) {
-	demo, _ := filepath.Abs(filepath.Join(repoRoot, "examples", "demo"))
-	agentDir := b.TempDir()
-	args := []string{"prompt", "--cwd", demo, "--approve", "--grant", "git-branch", "--no-memo"}
-	for _, name := range []string{"team-section", "policy-guard", "git-branch", "standup", "yes-no"} {
-		examplePluginB(b, name)
-	}
-	if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
-		b.Fatalf("warm-up run failed with %d", code)
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
-			b.Fatalf("exit %d", code)
-		}
-	}
+	args := append(demoArgs(b), "--no-memo")
+	benchRuns(b, func(int) []string { return args })
+}
+
+// BenchmarkPromptDemoNewInput is BenchmarkPromptDemo with a different user
+// input every run, as in real use.
+func BenchmarkPromptDemoNewInput(b *testing.B) {
+	args := demoArgs(b)
+	benchRuns(b, func(i int) []string {
+		return append(args[:len(args):len(args)], "--input", fmt.Sprintf("question %d", i))
+	})
 }
 
 // BenchmarkPromptExtensions shows how `pi prompt` grows with the number of
@@ -96,7 +104,6 @@ func BenchmarkPromptExtensions(b *testing.B) {
 				label = fmt.Sprintf("%d/no-memo", n)
 			}
 			b.Run(label, func(b *testing.B) {
-				agentDir := b.TempDir()
 				args := []string{"prompt", "--cwd", b.TempDir(), "--no-extensions"}
 				for _, d := range dirs {
 					args = append(args, "-e", d)
@@ -104,39 +111,8 @@ func BenchmarkPromptExtensions(b *testing.B) {
 				if !memo {
 					args = append(args, "--no-memo")
 				}
-				if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
-					b.Fatalf("warm-up exit %d", code)
-				}
-				b.ResetTimer()
-				for b.Loop() {
-					if code := benchApp(b, agentDir).run(context.Background(), args); code != 0 {
-						b.Fatalf("exit %d", code)
-					}
-				}
+				benchRuns(b, func(int) []string { return args })
 			})
-		}
-	}
-}
-
-// BenchmarkPromptDemoNewInput is BenchmarkPromptDemo with a different user
-// input every run, as in real use: extensions that read the input (yes-no)
-// miss the memo and run; the others still hit it.
-func BenchmarkPromptDemoNewInput(b *testing.B) {
-	demo, _ := filepath.Abs(filepath.Join(repoRoot, "examples", "demo"))
-	agentDir := b.TempDir()
-	args := []string{"prompt", "--cwd", demo, "--approve", "--grant", "git-branch", "--input"}
-	for _, name := range []string{"team-section", "policy-guard", "git-branch", "standup", "yes-no"} {
-		examplePluginB(b, name)
-	}
-	if code := benchApp(b, agentDir).run(context.Background(), append(args, "warm-up")); code != 0 {
-		b.Fatalf("warm-up run failed with %d", code)
-	}
-	i := 0
-	b.ResetTimer()
-	for b.Loop() {
-		i++
-		if code := benchApp(b, agentDir).run(context.Background(), append(args, fmt.Sprintf("question %d", i))); code != 0 {
-			b.Fatalf("exit %d", code)
 		}
 	}
 }

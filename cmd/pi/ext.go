@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/host"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 )
 
 const extUsage = `Usage: pi ext SUBCOMMAND [flags]
@@ -102,27 +99,17 @@ func (a *app) absFrom(p string) string {
 }
 
 // readManifest reads and validates DIR/extension.yaml without needing the
-// module (host.ReadPackage insists on both).
+// module (host.ReadPackage insists on both), folding problems into one error.
 func readManifest(dir string) (abi.Manifest, error) {
-	var m abi.Manifest
-	path := filepath.Join(dir, abi.ManifestFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return m, err
+	m, ds := host.ReadManifest(dir)
+	if m != nil {
+		return *m, nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("%s: %v", path, err)
+	msgs := make([]string, len(ds))
+	for i, d := range ds {
+		msgs[i] = d.Path + ": " + d.Message
 	}
-	if errs := m.Validate(); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Error()
-		}
-		return m, fmt.Errorf("%s: %s", path, strings.Join(msgs, "; "))
-	}
-	return m, nil
+	return abi.Manifest{}, errors.New(strings.Join(msgs, "; "))
 }
 
 // readPackage is host.ReadPackage with its diagnostics folded into one
@@ -149,25 +136,7 @@ func readPackage(dir string) (*host.Package, error) {
 func statErr(p string) error { _, err := os.Stat(p); return err }
 
 // capsList describes capabilities as short items ("file .git/HEAD").
-func capsList(c abi.Capabilities) []string {
-	var out []string
-	for _, f := range c.Files {
-		out = append(out, "file "+f)
-	}
-	for _, h := range c.Network {
-		out = append(out, "network "+h)
-	}
-	for _, e := range c.Env {
-		out = append(out, "env "+e)
-	}
-	if c.Clock {
-		out = append(out, "clock")
-	}
-	if c.Random {
-		out = append(out, "random")
-	}
-	return out
-}
+func capsList(c abi.Capabilities) []string { return c.Items() }
 
 func capsText(c abi.Capabilities) string {
 	if l := capsList(c); len(l) > 0 {
@@ -190,31 +159,10 @@ type grantState struct {
 }
 
 // grantFor works out what g grants a module with the given SHA-256 that
-// requests req. It mirrors the host's rule: a grant pinned to another
-// module grants nothing, and each item is granted only when listed as
-// requested.
+// requests req, by the runtime's own rule.
 func grantFor(req abi.Capabilities, g host.Grant, ok bool, sha string) grantState {
-	st := grantState{Stored: ok, SHA256: g.SHA256, Missing: req}
-	if !ok || (g.SHA256 != "" && g.SHA256 != sha) {
-		return st
-	}
-	st.Matches = true
-	split := func(want, have []string) (in, out []string) {
-		for _, w := range want {
-			if slices.Contains(have, w) {
-				in = append(in, w)
-			} else {
-				out = append(out, w)
-			}
-		}
-		return
-	}
-	st.Granted.Files, st.Missing.Files = split(req.Files, g.Files)
-	st.Granted.Network, st.Missing.Network = split(req.Network, g.Network)
-	st.Granted.Env, st.Missing.Env = split(req.Env, g.Env)
-	st.Granted.Clock, st.Missing.Clock = req.Clock && g.Clock, req.Clock && !g.Clock
-	st.Granted.Random, st.Missing.Random = req.Random && g.Random, req.Random && !g.Random
-	return st
+	granted, missing, stale := host.EffectiveGrant(req, g, ok, sha)
+	return grantState{Stored: ok, SHA256: g.SHA256, Matches: ok && !stale, Granted: granted, Missing: missing}
 }
 
 // describe says in words what a grant state means.
