@@ -269,14 +269,15 @@ func skillBlock(s Skill, body, args string) string {
 	return b.String()
 }
 
-// SkillSearch says where [FindSkills] looks. Cwd, AgentDir and Home are
-// directories (AgentDir and Home may be empty to leave their locations out).
-// Project locations are used only when Trusted; otherwise each existing one
-// is reported as skipped with SkipNote (default "project not trusted (use
-// --approve)"). NoDefaults (`--no-skills`) turns off every location except
-// Paths. SettingsPaths are absolute paths from settings.json; Paths are
-// `--skill` values, resolved against Cwd with `~` expanded.
-type SkillSearch struct {
+// Search says where [FindSkills] and [FindTemplates] look. Cwd, AgentDir
+// and Home are directories (AgentDir and Home may be empty to leave their
+// locations out). Project locations are used only when Trusted; otherwise
+// each existing one is reported as skipped with SkipNote (default "project
+// not trusted (use --approve)"). NoDefaults (`--no-skills`,
+// `--no-prompt-templates`) turns off every location except Paths.
+// SettingsPaths are absolute paths from settings.json; Paths are `--skill`
+// or `--prompt-template` values, resolved against Cwd with `~` expanded.
+type Search struct {
 	Cwd, AgentDir, Home string
 	Trusted             bool
 	SkipNote            string
@@ -284,6 +285,9 @@ type SkillSearch struct {
 	SettingsPaths       []string
 	Paths               []string
 }
+
+// SkillSearch is the Search of [FindSkills].
+type SkillSearch = Search
 
 // FindSkills discovers skills in this order, the first skill of a name
 // winning: project .pi/skills, .agents/skills in Cwd and each ancestor up to

@@ -193,16 +193,8 @@ func ExpandInput(text string, templates []Template, skills []Skill) Expansion {
 	return unchanged
 }
 
-// TemplateSearch says where [FindTemplates] looks; the fields mean what they
-// mean in [SkillSearch]. Paths are `--prompt-template` values.
-type TemplateSearch struct {
-	Cwd, AgentDir, Home string
-	Trusted             bool
-	SkipNote            string
-	NoDefaults          bool
-	SettingsPaths       []string
-	Paths               []string
-}
+// TemplateSearch is the Search of [FindTemplates].
+type TemplateSearch = Search
 
 // FindTemplates discovers prompt templates in this order, the first of a
 // name winning: project .pi/prompts (trusted projects only), agent-dir
