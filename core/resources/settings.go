@@ -48,6 +48,9 @@ type Settings struct {
 	DefaultProjectTrust *bool             `json:"defaultProjectTrust,omitempty"`
 	Sections            []SettingsSection `json:"sections,omitempty"`
 	Variables           map[string]string `json:"variables,omitempty"`
+	// SuppressContexts empties the runtime-context snapshot (either layer
+	// may set it; neither can unset the other's).
+	SuppressContexts bool `json:"suppressContexts,omitempty"`
 }
 
 // LoadSettingsFile reads one settings.json. A missing file yields empty
@@ -122,6 +125,12 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 		case nil:
 		default:
 			ds.addLine(KindWarning, abs, lineOf("defaultProjectTrust"), "defaultProjectTrust must be true, false, \"trusted\" or \"untrusted\"")
+		}
+	}
+
+	if raw, ok := top["suppressContexts"]; ok {
+		if err := json.Unmarshal(raw, &s.SuppressContexts); err != nil {
+			ds.addLine(KindWarning, abs, lineOf("suppressContexts"), "suppressContexts must be true or false")
 		}
 	}
 
@@ -241,6 +250,7 @@ func MergeSettings(base, over Settings) Settings {
 		Prompts:             appendUnique(nil, base.Prompts, over.Prompts),
 		Extensions:          appendUnique(nil, base.Extensions, over.Extensions),
 		DefaultProjectTrust: base.DefaultProjectTrust,
+		SuppressContexts:    base.SuppressContexts || over.SuppressContexts,
 	}
 	out.Sections = append(out.Sections, base.Sections...)
 	for _, sec := range over.Sections {

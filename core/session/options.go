@@ -18,6 +18,7 @@ func OptionsFrom(l *resources.Loaded, tools []string, cli []prompt.SectionSpec) 
 		AppendText:         l.AppendPrompt,
 		Tools:              tools,
 		Cwd:                l.Cwd,
+		SuppressContexts:   l.Settings.SuppressContexts,
 	}
 	if len(l.AppendSources) > 0 {
 		o.AppendTextSource = sourceOf(l.AppendSources[len(l.AppendSources)-1])
