@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	hostileOnce sync.Once
+	hostileWasm string
+	hostileErr  error
+)
+
+// hostileModule builds host/testdata/guests/hostile once for this package.
+func hostileModule(t *testing.T) string {
+	t.Helper()
+	hostileOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pi-hostile-")
+		if err != nil {
+			hostileErr = err
+			return
+		}
+		hostileWasm = filepath.Join(dir, "hostile.wasm")
+		src, _ := filepath.Abs(filepath.Join(repoRoot, "host", "testdata", "guests", "hostile"))
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", hostileWasm, ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			hostileErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if hostileErr != nil {
+		t.Fatalf("build hostile guest: %v", hostileErr)
+	}
+	return hostileWasm
+}
+
+// hostilePackage writes a package running the hostile guest in one mode.
+func hostilePackage(t *testing.T, mode, failure string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "hostile")
+	manifest := "name: hostile\nabi: 1\nhooks: [before_agent_start]\nfailure: " + failure + "\nconfig:\n  mode: " + mode + "\n"
+	if mode == "alloc" {
+		// Room to reach the memory cap before the deadline.
+		manifest += "limits:\n  timeoutMs: 5000\n"
+	}
+	writeFiles(t, dir, map[string]string{"extension.yaml": manifest})
+	data, err := os.ReadFile(hostileModule(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hostile.wasm"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A hostile extension next to a well-behaved one: with skip the prompt is
+// exactly what the well-behaved one alone gives and a diagnostic names the
+// hostile one and the cause; with abort the run stops naming it.
+func TestHostileExtensionsLeaveThePromptAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs hostile guests")
+	}
+	c := newCLI(t)
+	proj := t.TempDir()
+	team := examplePlugin(t, "team-section")
+	baseline, errs, code := c.run("prompt", "--cwd", proj, "-e", team)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, tc := range []struct{ mode, cause string }{
+		{"loop", "timeout"},
+		{"alloc", "memory"},
+		{"panic", "trap"},
+		{"badjson", "bad-envelope"},
+		{"big", "output-too-large"},
+		{"net", "trap"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			h := hostilePackage(t, tc.mode, "skip")
+			out, _, code := c.run("prompt", "--cwd", proj, "-e", h, "-e", team, "--json")
+			if code != 0 {
+				t.Fatalf("skip policy: exit %d", code)
+			}
+			var p struct {
+				Text        string
+				Diagnostics []diagnostic
+			}
+			if err := json.Unmarshal([]byte(out), &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Text+"\n" != baseline {
+				t.Fatal("a failing extension changed the prompt")
+			}
+			found := false
+			for _, d := range p.Diagnostics {
+				found = found || (d.Extension == "hostile" && strings.Contains(d.Message, tc.cause))
+			}
+			if !found {
+				t.Fatalf("no diagnostic naming hostile and %s: %+v", tc.cause, p.Diagnostics)
+			}
+			_, errs, code := c.run("prompt", "--cwd", proj, "-e", hostilePackage(t, tc.mode, "abort"), "-e", team)
+			if code != 1 || !strings.Contains(errs, "hostile") || !strings.Contains(errs, tc.cause) {
+				t.Fatalf("abort policy: exit %d: %s", code, errs)
+			}
+		})
+	}
+}
