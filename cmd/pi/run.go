@@ -164,26 +164,36 @@ func (a *app) openSession(agentDir, cwd string, r *runFlags) (*session.Transcrip
 		return nil, err
 	}
 	header := session.Header{ID: id, Cwd: cwd, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)}
-	switch {
-	case r.noSession || r.dryRun && r.sessionFile == "" && !r.cont:
+	if r.noSession {
 		return session.Create("", header)
-	case r.sessionFile != "":
-		_, err := os.Stat(r.sessionFile)
-		switch {
-		case err == nil:
-			return session.OpenAppend(r.sessionFile)
-		case errors.Is(err, os.ErrNotExist):
-			return session.Create(r.sessionFile, header)
-		}
-		return nil, fmt.Errorf("session %s: %w", r.sessionFile, err)
-	case r.cont:
-		latest, err := session.Latest(agentDir, cwd)
-		if err != nil {
+	}
+	path := r.sessionFile
+	if r.cont {
+		if path, err = session.Latest(agentDir, cwd); err != nil {
 			return nil, err
 		}
-		if latest != "" {
-			return session.OpenAppend(latest)
+	}
+	exists := false
+	if path != "" {
+		_, err := os.Stat(path)
+		switch {
+		case err == nil:
+			exists = true
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("session %s: %w", path, err)
 		}
+	}
+	switch {
+	case r.dryRun && exists:
+		// A dry run reads the session but never writes to it, not even
+		// to cut off a torn last line.
+		return session.Load(path)
+	case r.dryRun:
+		return session.Create("", header)
+	case exists:
+		return session.OpenAppend(path)
+	case path != "":
+		return session.Create(path, header)
 	}
 	return session.Create(session.NewPath(agentDir, cwd, id, time.Now()), header)
 }

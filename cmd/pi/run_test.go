@@ -111,3 +111,25 @@ func TestPrintModeWithoutModel(t *testing.T) {
 		t.Fatal("dry run wrote a session")
 	}
 }
+
+func TestDryRunNeverWritesTheSession(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	torn := `{"type":"session","version":1,"id":"x","cwd":"/","timestamp":"t"}` + "\n" + `{"type":"message","message":{"role":"user","content":"earlier","timestamp":1}}` + "\n" + `{"type":"mess`
+	writeFiles(t, filepath.Dir(path), map[string]string{"s.jsonl": torn})
+	out, _, code := c.run("-p", "now", "--cwd", proj, "--session", path, "--dry-run")
+	if code != 0 || !strings.Contains(out, `"content":"earlier"`) || !strings.Contains(out, `"content":"now"`) {
+		t.Fatalf("dry run: %d %s", code, out)
+	}
+	if data, _ := os.ReadFile(path); string(data) != torn {
+		t.Fatal("dry run changed the session file")
+	}
+	missing := filepath.Join(t.TempDir(), "new.jsonl")
+	if _, _, code := c.run("-p", "x", "--cwd", proj, "--session", missing, "--dry-run"); code != 0 {
+		t.Fatal("dry run with a new session path failed")
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Fatal("dry run created a session file")
+	}
+}
