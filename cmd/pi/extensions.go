@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -102,6 +103,9 @@ func (a *app) grantsFor(c *common, dirs []string) (host.Grants, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read stored grants: %w", err)
 	}
+	if err := a.askGrants(c, dirs, store); err != nil {
+		return nil, err
+	}
 	grants := store.Grants()
 	if len(c.grants) == 0 {
 		return grants, nil
@@ -182,6 +186,60 @@ func abortOnFailedLoad(dirs []string, exts []*host.Extension, diags []host.Diagn
 			causes = append(causes, "it did not load")
 		}
 		return fmt.Errorf("extension %s failed to load and its failure policy is abort: %s", name, strings.Join(causes, "; "))
+	}
+	return nil
+}
+
+// askGrants asks, on a terminal only, about each extension that requests
+// capabilities and has no stored decision for its current module. The
+// answer, yes or no, is stored pinned to the module's SHA-256, so a module
+// is asked about once; a changed module is asked about again. Extensions
+// named by --grant are not asked about: the flag already answers for this
+// run. Without a terminal nothing is asked and nothing new is granted.
+func (a *app) askGrants(c *common, dirs []string, store *host.GrantStore) error {
+	if !a.isTerminal {
+		return nil
+	}
+	perRun := map[string]bool{}
+	for _, g := range c.grants {
+		name, _, _ := strings.Cut(g, ":")
+		perRun[name] = true
+	}
+	var in *bufio.Reader
+	changed := false
+	for _, d := range dirs {
+		m, _ := host.ReadManifest(d)
+		if m == nil || m.Capabilities.Empty() || perRun[m.Name] {
+			continue
+		}
+		if g, ok := store.Get(m.Name); ok && g.SHA256 == "" {
+			continue // a grant the user wrote by hand for any module
+		}
+		pkg, _ := host.ReadPackage(d)
+		if pkg == nil {
+			continue // the load reports why
+		}
+		if g, ok := store.Get(m.Name); ok && g.SHA256 == pkg.SHA256 {
+			continue // already decided for this module
+		}
+		if in == nil {
+			in = bufio.NewReader(a.stdin)
+		}
+		fmt.Fprintf(a.stderr, "extension %s (%s) asks for: %s\ngrant it? [y/N] ", m.Name, d, capsText(m.Capabilities))
+		line, _ := in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			store.Set(m.Name, host.GrantAll(*m, pkg.SHA256))
+		default:
+			// Remember the refusal too, so the question is not repeated.
+			store.Set(m.Name, host.Grant{SHA256: pkg.SHA256})
+		}
+		changed = true
+	}
+	if changed {
+		if err := store.Save(); err != nil {
+			return fmt.Errorf("record grants: %w", err)
+		}
 	}
 	return nil
 }

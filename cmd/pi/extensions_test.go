@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -176,5 +178,51 @@ func TestMemoFollowsGrantedFiles(t *testing.T) {
 	out, _, _ := c.run("prompt", "--cwd", proj, "-e", gb)
 	if strings.Contains(out, "Current git branch") {
 		t.Fatal("granted result served without the grant")
+	}
+}
+
+// On a terminal pi asks once per module about capabilities it has no stored
+// decision for; the answer, yes or no, is stored pinned to the module.
+func TestGrantsAskedOnceOnATerminal(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	writeFiles(t, proj, map[string]string{".git/HEAD": "ref: refs/heads/asked\n"})
+	gb := examplePlugin(t, "git-branch")
+	run := func(answer string, terminal bool) (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		a := &app{stdin: strings.NewReader(answer), stdout: &out, stderr: &errb, isTerminal: terminal,
+			getenv: func(k string) string {
+				if k == "PI_CODING_AGENT_DIR" {
+					return c.agentDir
+				}
+				return ""
+			}, home: c.home, wd: proj}
+		if code := a.run(context.Background(), []string{"prompt", "-e", gb}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	// Without a terminal: no question, nothing granted, nothing stored.
+	out, errs := run("y\n", false)
+	if strings.Contains(errs, "grant it?") || strings.Contains(out, "Current git branch") {
+		t.Fatal("asked or granted without a terminal")
+	}
+	// A refusal is remembered: the next run does not ask again.
+	out, errs = run("n\n", true)
+	if !strings.Contains(errs, "grant it?") || strings.Contains(out, "Current git branch") {
+		t.Fatalf("refusal: %s", errs)
+	}
+	if _, errs = run("y\n", true); strings.Contains(errs, "grant it?") {
+		t.Fatal("asked again after a refusal")
+	}
+	// A changed module is asked about again; yes is stored and used.
+	os.Remove(filepath.Join(c.agentDir, "grants.json"))
+	out, errs = run("y\n", true)
+	if !strings.Contains(errs, "grant it?") || !strings.Contains(out, "Current git branch: asked") {
+		t.Fatalf("yes: %s\n%s", errs, out)
+	}
+	if out, errs = run("", true); strings.Contains(errs, "grant it?") || !strings.Contains(out, "Current git branch: asked") {
+		t.Fatal("stored grant not used, or asked again")
 	}
 }
