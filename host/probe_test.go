@@ -25,7 +25,7 @@ func BenchmarkProbe(b *testing.B) {
 	ev, _ := json.Marshal(wire)
 	b.Logf("wire event %d bytes", len(ev))
 	fetch := func(k string) ([]byte, bool) { return []byte(full.Sections[2].Text), true }
-	for _, name := range []string{"pi_abi_version", "probe_small", "probe_long", "probe_numbers", "probe_names"} {
+	for _, name := range []string{"pi_abi_version", "probe_gosched", "probe_small", "probe_long", "probe_numbers", "probe_names"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				e.call = &callState{event: ev, fetch: fetch, maxOutput: 1 << 20}
