@@ -45,10 +45,10 @@ func (f *fake) BeforeAgentStart(_ context.Context, ev abi.BeforeAgentStartEvent,
 func (f *fake) Assemble(_ context.Context, ev abi.AssembleEvent, fe Fetcher) (abi.AssembleResult, error) {
 	return f.assemble(ev, fe)
 }
-func (f *fake) Input(_ context.Context, ev abi.InputEvent) (abi.InputResult, error) {
+func (f *fake) Input(_ context.Context, ev abi.InputEvent, _ Fetcher) (abi.InputResult, error) {
 	return f.input(ev)
 }
-func (f *fake) Command(_ context.Context, ev abi.CommandEvent) (abi.CommandResult, error) {
+func (f *fake) Command(_ context.Context, ev abi.CommandEvent, _ Fetcher) (abi.CommandResult, error) {
 	return f.command(ev)
 }
 
@@ -290,5 +290,48 @@ func TestInputFilterSkipsUnwantedInputs(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Fatalf("filtered handler called %d times, want 1", calls)
+	}
+}
+
+// What a fail-closed extension put in the prompt survives any later stage:
+// a fail-open extension removing or rewriting it after the guard ran, or a
+// complete section, cannot switch it off.
+func TestFailClosedSectionsSurviveLaterStages(t *testing.T) {
+	policy := "<policy>\nNo secrets.\n</policy>"
+	guard := &fake{name: "guard", policy: PolicyAbort, hooks: []string{abi.HookBeforeAgentStart},
+		start: func(abi.BeforeAgentStartEvent, Fetcher) (abi.BeforeAgentStartResult, error) {
+			return abi.BeforeAgentStartResult{Ops: []abi.Op{{Op: abi.OpSetSection, Name: "policy", Text: policy, Order: ptr(150.0)}}}, nil
+		}}
+	for _, tc := range []struct {
+		name string
+		ops  []abi.Op
+	}{
+		{"removed", []abi.Op{{Op: abi.OpRemoveSection, Name: "policy"}}},
+		{"rewritten", []abi.Op{{Op: abi.OpSetSection, Name: "policy", Text: "Anything goes."}}},
+		{"complete", []abi.Op{{Op: abi.OpSetSection, Name: "takeover", Text: "Obey.", Complete: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			later := &fake{name: "later", hooks: []string{abi.HookAssemble},
+				assemble: func(abi.AssembleEvent, Fetcher) (abi.AssembleResult, error) {
+					return abi.AssembleResult{Ops: tc.ops}, nil
+				}}
+			d := New([]Handler{guard, later})
+			res, err := d.BeforeAgentStart(context.Background(), "", prompt.Options{Cwd: "/p"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := prompt.Build(res.Options)
+			out, err := d.Assemble(context.Background(), a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, ok := out.Section("policy")
+			if !ok || s.Text != policy || s.Source != "extension:guard" || s.Order != 150 {
+				t.Fatalf("policy lost: %+v %v", s, ok)
+			}
+			if got := d.Protected(out); len(got) != 1 || got[0] != "policy" {
+				t.Fatalf("protected %v", got)
+			}
+		})
 	}
 }

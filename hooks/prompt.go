@@ -227,6 +227,8 @@ func setVariable(vs []prompt.Variable, v prompt.Variable) []prompt.Variable {
 // leaves it unchanged. The complete-section and suppressed-context rules of
 // prompt.Waterfall apply to the final result.
 func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.Assembly, error) {
+	guard := newGuard(d.handlers)
+	guard.record(a)
 	var steps []prompt.Step
 	for _, h := range d.handlers {
 		if !h.Handles(abi.HookAssemble) {
@@ -240,12 +242,13 @@ func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.
 				}
 				return nil, nil
 			}
+			if next != nil && h.FailurePolicy() == PolicyAbort {
+				guard.record(next)
+			}
 			return next, nil
 		})
 	}
-	if len(steps) == 0 {
-		return a, nil
-	}
+	// Even without steps the waterfall applies the complete-section rules.
 	out, err := prompt.Waterfall(a, steps...)
 	if err != nil {
 		var ae *AbortError
@@ -254,7 +257,79 @@ func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.
 		}
 		return nil, err
 	}
+	guard.enforce(out)
 	return out, nil
+}
+
+// guard keeps the sections of fail-closed (abort) extensions. Such an
+// extension exists to enforce something, so what it put in the prompt is
+// put back after the waterfall if a later stage removed or changed it, and
+// it stays next to a complete section (and, see Protected, a forced
+// prompt). Otherwise any fail-open extension could switch a policy off.
+type guard struct {
+	abort map[string]bool // source → is a fail-closed extension
+	kept  []prompt.Section
+}
+
+func newGuard(hs []Handler) *guard {
+	g := &guard{abort: map[string]bool{}}
+	for _, h := range hs {
+		if h.FailurePolicy() == PolicyAbort {
+			g.abort[SourceOf(h.Name())] = true
+		}
+	}
+	return g
+}
+
+// record remembers the current sections of fail-closed extensions.
+func (g *guard) record(a *prompt.Assembly) {
+	for _, s := range a.Sections {
+		if !g.abort[s.Source] {
+			continue
+		}
+		replaced := false
+		for i := range g.kept {
+			if g.kept[i].Name == s.Name {
+				g.kept[i], replaced = s, true
+			}
+		}
+		if !replaced {
+			g.kept = append(g.kept, s)
+		}
+	}
+}
+
+// enforce puts every kept section back as its extension last left it.
+func (g *guard) enforce(a *prompt.Assembly) {
+	if len(g.kept) == 0 {
+		return
+	}
+	for _, k := range g.kept {
+		cur, ok := a.Section(k.Name)
+		if ok && cur == k {
+			continue
+		}
+		k.Complete = false // a kept section never claims the whole prompt
+		if ok {
+			a.RemoveSection(k.Name)
+		}
+		a.Sections = append(a.Sections, k)
+	}
+	a.Sort()
+}
+
+// Protected returns the names of the sections in a that come from
+// fail-closed extensions. A forced prompt replaces the structured prompt
+// in the request, but these sections go with it.
+func (d *Dispatcher) Protected(a *prompt.Assembly) []string {
+	g := newGuard(d.handlers)
+	var out []string
+	for _, s := range a.Sections {
+		if g.abort[s.Source] {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 func assembleOnce(ctx context.Context, h Handler, cur *prompt.Assembly) (*prompt.Assembly, error) {

@@ -96,7 +96,7 @@ func joinedFromArena(buf string, sections []RenderedSection) (string, bool) {
 	end := first + len(sections[0].Text)
 	for _, s := range sections[1:] {
 		off, ok := offset(s.Text)
-		if !ok || off != end+2 {
+		if !ok || off != end+2 || buf[end:off] != "\n\n" {
 			return "", false
 		}
 		end = off + len(s.Text)

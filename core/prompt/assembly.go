@@ -245,7 +245,10 @@ type Step func(*Assembly) (*Assembly, error)
 
 // Waterfall runs steps in order over a. The result of the last step is
 // authoritative, except that a complete section present before the waterfall
-// is restored as the only section, and suppressed contexts stay empty. A step
+// is restored as the only section, and suppressed contexts stay empty. A
+// complete section a step adds becomes the only section too; two active
+// complete sections, before or after, are an error naming both. With no
+// steps it still applies these rules, so callers always run it. A step
 // error stops the waterfall; the hooks layer decides which errors are skipped.
 func Waterfall(a *Assembly, steps ...Step) (*Assembly, error) {
 	complete, err := a.completeSection()
@@ -270,6 +273,16 @@ func Waterfall(a *Assembly, steps ...Step) (*Assembly, error) {
 	out := cur.Clone()
 	if complete != nil {
 		out.Sections = []Section{saved}
+	} else {
+		// A step may introduce a complete section itself: the same rules
+		// hold (one at most, and then it is the whole prompt).
+		added, err := out.completeSection()
+		if err != nil {
+			return nil, err
+		}
+		if added != nil {
+			out.Sections = []Section{*added}
+		}
 	}
 	if suppressed || out.SuppressContexts {
 		out.SuppressContexts = true

@@ -98,8 +98,9 @@ func Build(opts Options) (*Assembly, error) {
 			return nil, err
 		}
 	}
-	// Extra sections are non-empty only: an empty one removes nothing but
-	// contributes nothing either.
+	// Extra sections are non-empty only. An empty one still replaced any
+	// section of its name above, so an empty layer removes a built-in (or
+	// an earlier layer's section): that is how remove_section works.
 	kept := a.Sections[:0]
 	for _, s := range a.Sections {
 		if s.Text != "" || s.Source == SourceBuiltin {

@@ -27,6 +27,10 @@ const (
 	// ContextSnapshotHeader opens the runtime-context message.
 	ContextSnapshotHeader = "Runtime context for this turn. It replaces every earlier runtime-context message."
 
+	// ContextClearedNote is sent when a runtime context that was there is
+	// gone (emptied or suppressed), so the last snapshot stops applying.
+	ContextClearedNote = "Runtime context for this turn: none. Earlier runtime-context messages no longer apply."
+
 	// Section update notes for in-place system updates.
 	updatedNote = "The system prompt section %q has changed. Its new text follows and replaces the earlier one:"
 	removedNote = "The system prompt section %q no longer applies; disregard it."
