@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // ManifestFile is the file name of a package's manifest.
@@ -264,6 +265,8 @@ func (m *Manifest) Validate() []error {
 	for i, p := range m.InputPrefixes {
 		if strings.TrimSpace(p) == "" {
 			add(fmt.Sprintf("inputPrefixes[%d]", i), "must not be empty or white space")
+		} else if strings.TrimLeftFunc(p, unicode.IsSpace) != p {
+			add(fmt.Sprintf("inputPrefixes[%d]", i), "%q starts with white space, which inputs are matched without", p)
 		}
 	}
 	if len(m.InputPrefixes) > 0 && !m.Handles(HookBeforeAgentStart) {
@@ -333,25 +336,30 @@ func MatchGlob(g, p string) bool {
 	return matchElems(strings.Split(g, "/"), strings.Split(p, "/"))
 }
 
+// matchElems matches path elements against glob elements. It fills a table
+// of which glob suffixes match which path suffixes, so several "**" cost
+// len(g)·len(p) steps instead of growing exponentially: a guest chooses the
+// path, and matching runs on the host, outside the call's deadline.
 func matchElems(g, p []string) bool {
-	for len(g) > 0 {
-		if g[0] == "**" {
-			for i := 0; i <= len(p); i++ {
-				if matchElems(g[1:], p[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(p) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(g[0], p[0]); !ok {
-			return false
-		}
-		g, p = g[1:], p[1:]
+	// ok[i][j]: g[i:] matches p[j:]. Row len(g) is the empty glob.
+	ok := make([][]bool, len(g)+1)
+	for i := range ok {
+		ok[i] = make([]bool, len(p)+1)
 	}
-	return len(p) == 0
+	ok[len(g)][len(p)] = true
+	for i := len(g) - 1; i >= 0; i-- {
+		for j := len(p); j >= 0; j-- {
+			switch {
+			case g[i] == "**":
+				// Zero elements, or one more element staying on "**".
+				ok[i][j] = ok[i+1][j] || (j < len(p) && ok[i][j+1])
+			case j < len(p):
+				m, _ := path.Match(g[i], p[j])
+				ok[i][j] = m && ok[i+1][j+1]
+			}
+		}
+	}
+	return ok[0][0]
 }
 
 // WantsInput reports whether before_agent_start should run for input: always
@@ -361,7 +369,7 @@ func (m *Manifest) WantsInput(input string) bool {
 	if len(m.InputPrefixes) == 0 {
 		return true
 	}
-	in := strings.TrimLeft(input, " \t\r\n")
+	in := strings.TrimLeftFunc(input, unicode.IsSpace)
 	for _, p := range m.InputPrefixes {
 		if strings.HasPrefix(in, p) {
 			return true

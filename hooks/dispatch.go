@@ -94,7 +94,7 @@ func (d *Dispatcher) Input(ctx context.Context, text string) (InputOutcome, erro
 		if !h.Handles(abi.HookInput) {
 			continue
 		}
-		res, err := h.Input(ctx, abi.InputEvent{Text: text})
+		res, err := h.Input(ctx, abi.InputEvent{Text: text}, nil)
 		if err == nil {
 			switch res.Action {
 			case "", abi.ActionContinue:
@@ -145,7 +145,7 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // policy: with skip the error is returned as a diagnostic-worthy error but
 // the harness goes on; the caller shows it.
 func (d *Dispatcher) RunCommand(ctx context.Context, c Command, args, cwd string) (abi.CommandResult, error) {
-	res, err := c.Handler.Command(ctx, abi.CommandEvent{Name: c.Info.Name, Args: args, Cwd: cwd})
+	res, err := c.Handler.Command(ctx, abi.CommandEvent{Name: c.Info.Name, Args: args, Cwd: cwd}, nil)
 	if err != nil {
 		if ferr := d.fail(c.Handler, abi.HookCommand, err); ferr != nil {
 			return abi.CommandResult{}, ferr

@@ -35,8 +35,11 @@ type Handler interface {
 	Commands() []abi.CommandInfo
 	BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch Fetcher) (abi.BeforeAgentStartResult, error)
 	Assemble(ctx context.Context, ev abi.AssembleEvent, fetch Fetcher) (abi.AssembleResult, error)
-	Input(ctx context.Context, ev abi.InputEvent) (abi.InputResult, error)
-	Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandResult, error)
+	// Input and Command get a fetcher too: it serves nothing of the
+	// dispatcher's own, but lets adapters (and the memo layer) see the
+	// files a guest reads.
+	Input(ctx context.Context, ev abi.InputEvent, fetch Fetcher) (abi.InputResult, error)
+	Command(ctx context.Context, ev abi.CommandEvent, fetch Fetcher) (abi.CommandResult, error)
 }
 
 // InputFilter is implemented by handlers that declare up front which user

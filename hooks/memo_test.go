@@ -30,7 +30,6 @@ func newPure(pure bool) *pureFake {
 func TestMemoizeReusesResultsWhileInputsMatch(t *testing.T) {
 	store := &MemoryStore{}
 	p := newPure(true)
-	h := Memoize(p, store)
 	ctx := context.Background()
 	agents := "v1"
 	fetch := func(k string) ([]byte, bool) {
@@ -39,9 +38,10 @@ func TestMemoizeReusesResultsWhileInputsMatch(t *testing.T) {
 		}
 		return nil, false
 	}
+	// Each call is a new run: a fresh wrapper over the same store.
 	call := func(input string) string {
 		t.Helper()
-		res, err := h.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: input}, fetch)
+		res, err := Memoize(p, store).BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: input}, fetch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,5 +99,61 @@ func TestMemoizeNeverStoresForcedPrompts(t *testing.T) {
 	store.m.Range(func(any, any) bool { n++; return true })
 	if n != 0 {
 		t.Fatal("forced result stored")
+	}
+}
+
+// A guest instance lives across calls, so a result recorded after one
+// history of calls is not served after another.
+func TestMemoizeKeysOnCallHistory(t *testing.T) {
+	store := &MemoryStore{}
+	p := newPure(true)
+	ctx := context.Background()
+	fetch := func(string) ([]byte, bool) { return []byte("v"), true }
+	run := func(inputs ...string) []string {
+		h := Memoize(p, store)
+		var out []string
+		for _, in := range inputs {
+			res, err := h.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: in}, fetch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, res.Message)
+		}
+		return out
+	}
+	run("a", "b")
+	if p.calls != 2 {
+		t.Fatalf("%d calls", p.calls)
+	}
+	run("a", "b") // same history: both served
+	if p.calls != 2 {
+		t.Fatalf("same history ran the guest (%d calls)", p.calls)
+	}
+	run("b") // "b" first is a different history: runs
+	if p.calls != 3 {
+		t.Fatalf("different history served from the store (%d calls)", p.calls)
+	}
+}
+
+// After a failed call the wrapper neither serves nor stores.
+func TestMemoizeStopsAfterAFailure(t *testing.T) {
+	store := &MemoryStore{}
+	p := newPure(true)
+	fail := true
+	p.fake.start = func(ev abi.BeforeAgentStartEvent, _ Fetcher) (abi.BeforeAgentStartResult, error) {
+		p.calls++
+		if fail {
+			fail = false
+			return abi.BeforeAgentStartResult{}, context.DeadlineExceeded
+		}
+		return abi.BeforeAgentStartResult{Message: ev.Input}, nil
+	}
+	h := Memoize(p, store)
+	h.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "x"}, nil)
+	h.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "x"}, nil)
+	n := 0
+	store.m.Range(func(any, any) bool { n++; return true })
+	if n != 0 || p.calls != 2 {
+		t.Fatalf("stored %d entries after a failure, %d calls", n, p.calls)
 	}
 }

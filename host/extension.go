@@ -444,8 +444,14 @@ func (e *Extension) AssembleWith(ctx context.Context, ev abi.AssembleEvent, more
 // Input calls the input hook. An empty action is returned as
 // abi.ActionContinue.
 func (e *Extension) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResult, error) {
+	return e.InputWith(ctx, ev, nil)
+}
+
+// InputWith is Input with a fetcher (for the "file:" records of the files
+// the guest reads; see FileRecord).
+func (e *Extension) InputWith(ctx context.Context, ev abi.InputEvent, fetch FetchFunc) (abi.InputResult, error) {
 	var res abi.InputResult
-	if err := e.hook(ctx, abi.HookInput, ev, nil, &res); err != nil {
+	if err := e.hook(ctx, abi.HookInput, ev, fetch, &res); err != nil {
 		return abi.InputResult{}, err
 	}
 	switch res.Action {
@@ -461,8 +467,13 @@ func (e *Extension) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResu
 // Command runs a slash command of this extension (ev.Name is the
 // extension's own command name).
 func (e *Extension) Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandResult, error) {
+	return e.CommandWith(ctx, ev, nil)
+}
+
+// CommandWith is Command with a fetcher, as InputWith.
+func (e *Extension) CommandWith(ctx context.Context, ev abi.CommandEvent, fetch FetchFunc) (abi.CommandResult, error) {
 	var res abi.CommandResult
-	err := e.hook(ctx, abi.HookCommand, ev, nil, &res)
+	err := e.hook(ctx, abi.HookCommand, ev, fetch, &res)
 	return res, err
 }
 

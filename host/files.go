@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/piwasm/pi/abi"
@@ -45,7 +46,16 @@ func readGranted(root string, globs []string, rel string, max int64) ([]byte, in
 	if !matchAny(globs, filepath.ToSlash(inside)) {
 		return nil, abi.ErrDenied
 	}
-	f, err := os.Open(real)
+	// Check the kind before opening: opening a named pipe or a device can
+	// block, and host functions run outside the call's deadline.
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, abi.ErrIO
+		}
+		return nil, abi.ErrNotFound
+	}
+	// O_NONBLOCK too, in case the file was swapped for a pipe meanwhile.
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, abi.ErrNotFound

@@ -29,18 +29,23 @@ func (h handler) Handles(hook string) bool    { return h.e.Handles(hook) }
 func (h handler) FailurePolicy() string       { return h.e.Failure() }
 func (h handler) Commands() []abi.CommandInfo { return h.e.Commands() }
 
-// MemoIdentity names the module, its configuration and the files it may
-// read; it is pure unless it was granted anything that makes its results
+// MemoIdentity names the extension, its module, configuration, limits and
+// the files it may read; it is pure unless it was granted anything that makes its results
 // depend on more than its inputs.
 func (h handler) MemoIdentity() (string, bool) {
 	c := h.e.Granted()
 	pure := len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random
+	// Everything that can change a result is in the identity: the code,
+	// its configuration, what it may read, and the limits its output was
+	// checked against (and the name, so no result crosses extensions).
 	id, err := json.Marshal(struct {
 		ABI    int
+		Name   string
 		SHA256 string
 		Config json.RawMessage
 		Files  []string
-	}{abi.Version, h.e.SHA256(), h.e.config, c.Files})
+		Limits abi.Limits
+	}{abi.Version, h.e.Name(), h.e.SHA256(), h.e.config, c.Files, h.e.Limits()})
 	if err != nil {
 		return "", false
 	}
@@ -69,12 +74,12 @@ func (h handler) Assemble(ctx context.Context, ev abi.AssembleEvent, fetch hooks
 	return h.e.AssembleWith(ctx, ev, FetchFunc(fetch))
 }
 
-func (h handler) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResult, error) {
-	return h.e.Input(ctx, ev)
+func (h handler) Input(ctx context.Context, ev abi.InputEvent, fetch hooks.Fetcher) (abi.InputResult, error) {
+	return h.e.InputWith(ctx, ev, FetchFunc(fetch))
 }
 
-func (h handler) Command(ctx context.Context, ev abi.CommandEvent) (abi.CommandResult, error) {
-	return h.e.Command(ctx, ev)
+func (h handler) Command(ctx context.Context, ev abi.CommandEvent, fetch hooks.Fetcher) (abi.CommandResult, error) {
+	return h.e.CommandWith(ctx, ev, FetchFunc(fetch))
 }
 
 // fileServer answers the host's "file:" fetches with the granted file's
@@ -109,4 +114,12 @@ func (f fileServer) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStar
 
 func (f fileServer) Assemble(ctx context.Context, ev abi.AssembleEvent, fetch hooks.Fetcher) (abi.AssembleResult, error) {
 	return f.Handler.Assemble(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) Input(ctx context.Context, ev abi.InputEvent, fetch hooks.Fetcher) (abi.InputResult, error) {
+	return f.Handler.Input(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) Command(ctx context.Context, ev abi.CommandEvent, fetch hooks.Fetcher) (abi.CommandResult, error) {
+	return f.Handler.Command(ctx, ev, f.serve(fetch))
 }
