@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,9 +46,11 @@ func NewPath(agentDir, cwd, id string, now time.Time) string {
 
 // Latest returns the most recent session file of cwd, or "" when there is
 // none. File names start with a UTC timestamp, so the greatest name is the
-// latest.
+// latest; a file whose header names another directory (two directories can
+// share a folder name) is passed over.
 func Latest(agentDir, cwd string) (string, error) {
-	entries, err := os.ReadDir(Dir(agentDir, cwd))
+	dir := Dir(agentDir, cwd)
+	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return "", nil
 	}
@@ -59,9 +63,30 @@ func Latest(agentDir, cwd string) (string, error) {
 			names = append(names, e.Name())
 		}
 	}
-	if len(names) == 0 {
-		return "", nil
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if h, err := readHeader(p); err == nil && filepath.Clean(h.Cwd) == filepath.Clean(cwd) {
+			return p, nil
+		}
 	}
-	sort.Strings(names)
-	return filepath.Join(Dir(agentDir, cwd), names[len(names)-1]), nil
+	return "", nil
+}
+
+// readHeader reads only the first line of a session file.
+func readHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return Header{}, err
+	}
+	var h Header
+	if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeSession {
+		return Header{}, fmt.Errorf("%s: not a session file", path)
+	}
+	return h, nil
 }

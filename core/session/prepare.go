@@ -38,16 +38,28 @@ func Prepare(ctx context.Context, d *hooks.Dispatcher, opts prompt.Options, inpu
 	if err != nil {
 		return nil, fmt.Errorf("build prompt: %w", err)
 	}
-	if d != nil {
-		if a, err = d.Assemble(ctx, a); err != nil {
-			return nil, err
-		}
-	} else if a, err = prompt.Waterfall(a); err != nil {
+	if d == nil {
+		d = hooks.New(nil)
+	}
+	if a, err = d.Assemble(ctx, a); err != nil {
 		return nil, err
 	}
 	p.Assembly = a
 	if p.Rendered, err = prompt.Render(a); err != nil {
 		return nil, fmt.Errorf("render prompt: %w", err)
+	}
+	if p.Forced != nil {
+		// Sections of fail-closed extensions (policy) go with a forced
+		// prompt: forcing one must not be a way around them.
+		forced := *p.Forced
+		for _, name := range d.Protected(a) {
+			for _, s := range p.Rendered.Sections {
+				if s.Name == name {
+					forced.Text += "\n\n" + s.Text
+				}
+			}
+		}
+		p.Forced = &forced
 	}
 	if p.Contexts, err = prompt.RenderContexts(a); err != nil {
 		return nil, fmt.Errorf("render runtime context: %w", err)

@@ -134,14 +134,21 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error
 
 	inHistory := r.Route.AcceptsSystemInHistory()
 	startsSeries := hadSystem && toolsChanged
-	decided := prompt.Decide(SystemNodes(History(tr.Entries)), p.Rendered.Text, inHistory, startsSeries)
+	nodes := SystemNodes(History(tr.Entries))
+	// An update note only makes sense after a system message that said
+	// something: after an empty head the full prompt goes out.
+	said := false
+	for _, n := range nodes {
+		said = said || n.Text == nil || *n.Text != ""
+	}
+	decided := prompt.Decide(nodes, p.Rendered.Text, inHistory, startsSeries)
 	if len(decided) > 0 {
 		commits := make([]ProjectionCommit, len(decided))
 		for i, c := range decided {
 			commits[i] = ProjectionCommit{Op: c.Op, Seq: c.Seq, Text: c.Text}
 			// A continuing in-history update carries only a note about what
 			// changed, so the cached prefix before it stays byte-identical.
-			if c.Op == prompt.OpAppend && hadSystem && inHistory && patch != nil {
+			if c.Op == prompt.OpAppend && said && inHistory && patch != nil {
 				note := prompt.UpdateNote(patch)
 				commits[i].Content = &note
 			}
@@ -152,8 +159,15 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error
 		t.Commits = commits
 	}
 
-	if p.Contexts != "" && p.Contexts != lastContext(tr.Entries) {
+	switch last := lastContext(tr.Entries); {
+	case p.Contexts != "" && p.Contexts != last:
 		if err := tr.Append(Entry{Type: TypeContext, Text: p.Contexts}); err != nil {
+			return err
+		}
+	case p.Contexts == "" && last != "" && last != prompt.ContextClearedNote:
+		// The context went away: say so, or the last snapshot would keep
+		// applying.
+		if err := tr.Append(Entry{Type: TypeContext, Text: prompt.ContextClearedNote}); err != nil {
 			return err
 		}
 	}
@@ -167,7 +181,11 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error
 	if err := tr.Append(Entry{Type: TypeMessage, Message: &user}); err != nil {
 		return err
 	}
-	return tr.Append(Entry{Type: TypeRequest, Route: r.Route.Provider + "/" + r.Route.ModelID, API: r.Route.API})
+	req := Entry{Type: TypeRequest, Route: r.Route.Provider + "/" + r.Route.ModelID, API: r.Route.API}
+	if p.Forced != nil {
+		req.Forced = p.Forced.Extension
+	}
+	return tr.Append(req)
 }
 
 func toolDiff(prev []prompt.ToolRef, next []prompt.ToolDecl) (added, removed []prompt.ToolRef) {

@@ -249,10 +249,10 @@ func (forcer) BeforeAgentStart(_ context.Context, ev abi.BeforeAgentStartEvent, 
 func (forcer) Assemble(context.Context, abi.AssembleEvent, hooks.Fetcher) (abi.AssembleResult, error) {
 	return abi.AssembleResult{}, nil
 }
-func (forcer) Input(context.Context, abi.InputEvent) (abi.InputResult, error) {
+func (forcer) Input(context.Context, abi.InputEvent, hooks.Fetcher) (abi.InputResult, error) {
 	return abi.InputResult{}, nil
 }
-func (forcer) Command(context.Context, abi.CommandEvent) (abi.CommandResult, error) {
+func (forcer) Command(context.Context, abi.CommandEvent, hooks.Fetcher) (abi.CommandResult, error) {
 	return abi.CommandResult{}, nil
 }
 
@@ -329,4 +329,76 @@ func TestUnknownEntriesPassThrough(t *testing.T) {
 		t.Fatalf("unknown entry changed: %s", out)
 	}
 	tr.Close()
+}
+
+// policyGuard is a fail-closed in-process extension adding a policy section.
+type policyGuard struct{ forcer }
+
+func (policyGuard) Name() string          { return "policy-guard" }
+func (policyGuard) FailurePolicy() string { return hooks.PolicyAbort }
+func (policyGuard) BeforeAgentStart(context.Context, abi.BeforeAgentStartEvent, hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
+	return abi.BeforeAgentStartResult{Ops: []abi.Op{{Op: abi.OpSetSection, Name: "policy", Text: "<policy>\nNo secrets.\n</policy>"}}}, nil
+}
+
+func TestForcedPromptKeepsFailClosedSections(t *testing.T) {
+	m := newMockModel(t)
+	r := newRunner(t, t.TempDir(), filepath.Join(t.TempDir(), "s.jsonl"), openaiRoute(m.srv.URL), hooks.New([]hooks.Handler{policyGuard{}, forcer{}}))
+	if _, err := r.Turn(context.Background(), "?now", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	sys := m.last(t)["messages"].([]any)[0].(map[string]any)["content"]
+	if sys != "FORCED: answer yes or no.\n\n<policy>\nNo secrets.\n</policy>" {
+		t.Fatalf("forced system text %q", sys)
+	}
+}
+
+// contexter adds a runtime context while its flag is on.
+type contexter struct {
+	forcer
+	on *bool
+}
+
+func (contexter) Name() string          { return "ctx" }
+func (contexter) Handles(h string) bool { return h == abi.HookAssemble }
+func (c contexter) Assemble(context.Context, abi.AssembleEvent, hooks.Fetcher) (abi.AssembleResult, error) {
+	if *c.on {
+		return abi.AssembleResult{Ops: []abi.Op{{Op: abi.OpSetContext, Name: "mode", Text: "Mode: review."}}}, nil
+	}
+	return abi.AssembleResult{}, nil
+}
+
+func TestRuntimeContextSnapshots(t *testing.T) {
+	m := newMockModel(t)
+	proj, path := t.TempDir(), filepath.Join(t.TempDir(), "s.jsonl")
+	on := true
+	d := hooks.New([]hooks.Handler{contexter{on: &on}})
+	contexts := func() []string {
+		tr, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range tr.Entries {
+			if e.Type == TypeContext {
+				out = append(out, e.Text)
+			}
+		}
+		return out
+	}
+	for i, st := range []struct {
+		on   bool
+		want int
+	}{{true, 1}, {true, 1}, {false, 2}, {false, 2}, {true, 3}} {
+		on = st.on
+		if _, err := newRunner(t, proj, path, openaiRoute(m.srv.URL), d).Turn(context.Background(), "go", false, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := contexts(); len(got) != st.want {
+			t.Fatalf("turn %d: %d context entries %q, want %d", i, len(got), got, st.want)
+		}
+	}
+	got := contexts()
+	if !strings.Contains(got[0], "Mode: review.") || got[1] != prompt.ContextClearedNote || got[2] != got[0] {
+		t.Fatalf("snapshots %q", got)
+	}
 }

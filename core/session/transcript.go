@@ -52,6 +52,10 @@ type Entry struct {
 	// TypeRequest
 	Route string `json:"route,omitempty"`
 	API   string `json:"api,omitempty"`
+	// Forced names the extension whose forced prompt replaced the system
+	// text of this request. The text itself is never stored, so a replay
+	// of a forced request shows the structured prompt instead.
+	Forced string `json:"forced,omitempty"`
 
 	Raw json.RawMessage `json:"-"`
 }
@@ -177,7 +181,8 @@ func countLines(data []byte) int {
 
 // OpenAppend loads the session at path and opens it for appending. A torn
 // last line is cut off first so that new entries start on a line of their
-// own; it was reported in Problems.
+// own (it was reported in Problems); a complete last line that merely lacks
+// its newline gets one instead.
 func OpenAppend(path string) (*Transcript, error) {
 	t, err := Load(path)
 	if err != nil {
@@ -199,7 +204,9 @@ func OpenAppend(path string) (*Transcript, error) {
 	return t, nil
 }
 
-// cutTornTail truncates the file after its last newline.
+// cutTornTail ends the file on a line boundary: a last line that is valid
+// JSON gets its missing newline, anything else after the last newline is
+// cut off.
 func cutTornTail(f *os.File) error {
 	fi, err := f.Stat()
 	if err != nil || fi.Size() == 0 {
@@ -216,6 +223,7 @@ func cutTornTail(f *os.File) error {
 	// Walk back to the previous newline in chunks.
 	const chunk = 4096
 	end := size
+	lineStart := int64(0)
 	for end > 0 {
 		start := max(end-chunk, 0)
 		b := make([]byte, end-start)
@@ -223,11 +231,20 @@ func cutTornTail(f *os.File) error {
 			return err
 		}
 		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			return f.Truncate(start + int64(i) + 1)
+			lineStart = start + int64(i) + 1
+			break
 		}
 		end = start
 	}
-	return f.Truncate(0)
+	last := make([]byte, size-lineStart)
+	if _, err := f.ReadAt(last, lineStart); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if json.Valid(bytes.TrimSpace(last)) {
+		_, err := f.WriteAt([]byte{'\n'}, size)
+		return err
+	}
+	return f.Truncate(lineStart)
 }
 
 // Append adds an entry and writes it as one line with a single write, so a
