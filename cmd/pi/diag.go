@@ -13,7 +13,7 @@ import (
 // whatever stage found the problem.
 type diagnostic struct {
 	Kind      string `json:"kind"`
-	Path      string `json:"path,omitempty"`
+	Path      string `json:"path"`
 	Line      int    `json:"line,omitempty"`
 	Extension string `json:"extension,omitempty"`
 	Message   string `json:"message"`

@@ -39,7 +39,7 @@ func (a *app) extensionDirs(c *common, l *resources.Loaded) []string {
 		return l.ExtensionDirs
 	}
 	var out []string
-	for _, p := range c.extensions {
+	for _, p := range a.fromShell(c.extensions) {
 		p = resources.ExpandHome(p, a.home)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(l.Cwd, p)
@@ -110,25 +110,40 @@ func (a *app) grantsFor(c *common, dirs []string) (host.Grants, error) {
 	if len(c.grants) == 0 {
 		return grants, nil
 	}
-	manifests := map[string]*abi.Manifest{}
+	// The first package of a name is the one that loads; later ones are
+	// rejected as duplicates, so grants follow the first.
+	type pkgRef struct {
+		m   *abi.Manifest
+		dir string
+	}
+	byName := map[string]pkgRef{}
 	for _, d := range dirs {
 		if m, _ := host.ReadManifest(d); m != nil {
-			manifests[m.Name] = m
+			if _, seen := byName[m.Name]; !seen {
+				byName[m.Name] = pkgRef{m, d}
+			}
 		}
 	}
 	extra := host.Grants{}
 	for _, g := range c.grants {
 		name, kind, _ := strings.Cut(g, ":")
-		m, ok := manifests[name]
+		ref, ok := byName[name]
 		if !ok {
 			return nil, usagef("--grant %s: no extension named %q is being loaded", g, name)
 		}
 		// A grant for this run is by name, not pinned to a module hash:
 		// the user is looking at what they grant.
-		all := host.GrantAll(*m, "")
+		all := host.GrantAll(*ref.m, "")
 		cur, had := extra[name]
 		if !had {
 			cur = host.Grant{}
+			// Granting one kind for this run adds to what is stored for
+			// this very module; it does not take the rest away.
+			if stored, ok := grants[name]; ok && kind != "" {
+				if pkg, _ := host.ReadPackage(ref.dir); pkg != nil && (stored.SHA256 == "" || stored.SHA256 == pkg.SHA256) {
+					cur = stored
+				}
+			}
 		}
 		switch kind {
 		case "":
@@ -171,11 +186,13 @@ func abortOnFailedLoad(dirs []string, exts []*host.Extension, diags []host.Diagn
 		if loaded[filepath.Clean(d)] {
 			continue
 		}
-		pkg, _ := host.ReadPackage(d)
-		if pkg == nil || pkg.Manifest.FailurePolicy() != hooks.PolicyAbort {
+		// Only the manifest is needed to know the policy: a missing or
+		// unreadable module must not hide it.
+		m, _ := host.ReadManifest(d)
+		if m == nil || m.FailurePolicy() != hooks.PolicyAbort {
 			continue
 		}
-		name := pkg.Manifest.Name
+		name := m.Name
 		var causes []string
 		for _, dg := range diags {
 			if dg.Extension == name || strings.HasPrefix(dg.Path, filepath.Clean(d)) {

@@ -138,13 +138,36 @@ func (a *app) load(c *common) (*resources.Loaded, error) {
 	}
 	l, err := resources.Load(resources.Config{
 		Cwd: cwd, AgentDir: a.agentDir(), Home: a.home,
-		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendPrompt,
+		SystemPrompt: a.fromShell(c.systemPrompt), AppendSystemPrompt: a.fromShell(c.appendPrompt),
 		NoContextFiles: c.noContextFiles, NoSkills: c.noSkills, NoPromptTemplates: c.noTemplates,
-		SkillPaths: c.skills, TemplatePaths: c.templates, ExtensionPaths: c.extensions,
+		SkillPaths: a.fromShell(c.skills), TemplatePaths: a.fromShell(c.templates), ExtensionPaths: a.fromShell(c.extensions),
 		Approve: c.approve, NoApprove: c.noApprove,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load resources: %w", err)
 	}
 	return l, nil
+}
+
+// fromShell makes relative path values that exist in the directory pi was
+// started from absolute, so that `--system-prompt my.md --cwd elsewhere`
+// reads ./my.md as the user typed it. Values that name nothing there are
+// passed on unchanged: the loader resolves them against --cwd or, for the
+// prompt flags, takes them as literal text.
+func (a *app) fromShell(values []string) []string {
+	if len(values) == 0 {
+		return values
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v
+		if v == "" || filepath.IsAbs(v) || strings.HasPrefix(v, "~") || strings.ContainsAny(v, "\n") {
+			continue
+		}
+		p := filepath.Join(a.wd, v)
+		if _, err := os.Stat(p); err == nil {
+			out[i] = p
+		}
+	}
+	return out
 }

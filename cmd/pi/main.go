@@ -4,9 +4,12 @@
 package main
 
 import (
+	"strings"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"os/signal"
@@ -106,18 +109,41 @@ func (a *app) exitCode(err error) int {
 }
 
 // normalizeArgs rewrites the two-letter short flag -na, which pflag cannot
-// express, into its long form.
+// express, into its long form; a -na that is the value of the flag before it
+// (pi -p -na) is left alone.
 func normalizeArgs(args []string) []string {
 	out := make([]string, 0, len(args))
-	dashdash := false
-	for _, s := range args {
-		if !dashdash && s == "-na" {
-			s = "--no-approve"
-		}
+	for i, s := range args {
 		if s == "--" {
-			dashdash = true
+			return append(out, args[i:]...)
+		}
+		if s == "-na" && (i == 0 || !takesValue(args[i-1])) {
+			s = "--no-approve"
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// takesValue reports whether arg is a flag that consumes the next argument
+// as its value. Bool flags and flags written with "=" do not.
+func takesValue(arg string) bool {
+	if !strings.HasPrefix(arg, "-") || strings.Contains(arg, "=") || arg == "-" {
+		return false
+	}
+	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	var c common
+	c.register(fs)
+	var r runFlags
+	r.register(fs)
+	fs.String("input", "", "") // pi prompt
+	fs.Int("request", 0, "")   // pi session show
+	name := strings.TrimLeft(arg, "-")
+	var f *pflag.Flag
+	if strings.HasPrefix(arg, "--") {
+		f = fs.Lookup(name)
+	} else if len(name) == 1 {
+		f = fs.ShorthandLookup(name)
+	}
+	return f != nil && f.Value.Type() != "bool"
 }

@@ -35,16 +35,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	var c common
 	c.register(fs)
 	var r runFlags
-	fs.StringVarP(&r.print, "print", "p", "", "run TEXT as one prompt and print the reply")
-	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json)")
-	fs.StringVar(&r.mode, "mode", "text", "output: text (the reply) or json (the run's events as JSON lines)")
-	fs.BoolVar(&r.dryRun, "dry-run", false, "print the exact request body that would be sent, and send nothing")
-	fs.StringVar(&r.sessionFile, "session", "", "append to (or create) this session file")
-	fs.BoolVarP(&r.cont, "continue", "c", false, "continue the latest session of this directory")
-	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
-	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
-	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap the reply length in tokens (default: the model's setting)")
-	fs.DurationVar(&r.timeout, "timeout", 10*time.Minute, "give up on the model after this long")
+	r.register(fs)
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return a.helpOr(err, "pi -p TEXT [flags]", fs)
@@ -57,6 +48,9 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q after -p TEXT", rest[0])
+	}
+	if strings.TrimSpace(r.print) == "" {
+		return usagef("-p needs some text to send")
 	}
 	if r.mode != "text" && r.mode != "json" {
 		return usagef("--mode %q: want text or json", r.mode)
@@ -139,6 +133,19 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		io.WriteString(a.stdout, "\n")
 	}
 	return nil
+}
+
+func (r *runFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&r.print, "print", "p", "", "run TEXT as one prompt and print the reply")
+	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json)")
+	fs.StringVar(&r.mode, "mode", "text", "output: text (the reply) or json (the run's events as JSON lines)")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "print the exact request body that would be sent, and send nothing")
+	fs.StringVar(&r.sessionFile, "session", "", "append to (or create) this session file")
+	fs.BoolVarP(&r.cont, "continue", "c", false, "continue the latest session of this directory")
+	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
+	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
+	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap the reply length in tokens (default: the model's setting)")
+	fs.DurationVar(&r.timeout, "timeout", 10*time.Minute, "give up on the model after this long")
 }
 
 // route resolves the model. A dry run without any configured model uses a

@@ -113,6 +113,9 @@ func describeEntry(e session.Entry) string {
 	case session.TypeContext:
 		return "context  " + strconv.Quote(truncate(e.Text, 70))
 	case session.TypeRequest:
+		if e.Forced != "" {
+			return "request → " + e.Route + "  (system text forced by extension:" + e.Forced + "; the forced text is not stored)"
+		}
 		return "request → " + e.Route
 	case session.TypeError:
 		return "error  " + e.Text
