@@ -43,17 +43,34 @@ func fromHooks(ds []hooks.Diagnostic) []diagnostic {
 	return out
 }
 
+// where names the place of a diagnostic: file:line, the file, or the
+// extension when no file is concerned.
+func (d diagnostic) where() string {
+	switch {
+	case d.Path != "" && d.Line > 0:
+		return fmt.Sprintf("%s:%d", d.Path, d.Line)
+	case d.Path != "":
+		return d.Path
+	case d.Extension != "":
+		return "extension:" + d.Extension
+	}
+	return ""
+}
+
+// printDiagnostics writes diagnostics to stderr-style output, one per line.
 func printDiagnostics(w io.Writer, ds []diagnostic) {
 	for _, d := range ds {
-		where := d.Path
-		if d.Line > 0 {
-			where = fmt.Sprintf("%s:%d", d.Path, d.Line)
-		}
-		switch {
-		case where != "":
+		if where := d.where(); where != "" {
 			fmt.Fprintf(w, "pi: %s: %s: %s\n", d.Kind, where, d.Message)
-		default:
+		} else {
 			fmt.Fprintf(w, "pi: %s: %s\n", d.Kind, d.Message)
 		}
+	}
+}
+
+// listDiagnostics writes diagnostics as an indented list, for listings.
+func listDiagnostics(w io.Writer, ds []diagnostic) {
+	for _, d := range ds {
+		fmt.Fprintf(w, "  %s: %s: %s\n", d.Kind, d.where(), d.Message)
 	}
 }

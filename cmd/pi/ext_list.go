@@ -131,16 +131,7 @@ func printExtList(a *app, r extListJSON) error {
 	}
 	if len(r.Diagnostics) > 0 {
 		fmt.Fprintf(a.stdout, "\ndiagnostics (%d)\n", len(r.Diagnostics))
-		for _, d := range r.Diagnostics {
-			where := d.Path
-			if d.Line > 0 {
-				where = fmt.Sprintf("%s:%d", d.Path, d.Line)
-			}
-			if where == "" {
-				where = "extension:" + d.Extension
-			}
-			fmt.Fprintf(a.stdout, "  %s: %s: %s\n", d.Kind, where, d.Message)
-		}
+		listDiagnostics(a.stdout, r.Diagnostics)
 	}
 	return nil
 }

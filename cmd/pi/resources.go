@@ -213,16 +213,7 @@ func printResources(a *app, r resourcesJSON) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, d := range r.Diagnostics {
-		where := d.Path
-		if d.Line > 0 {
-			where = fmt.Sprintf("%s:%d", d.Path, d.Line)
-		}
-		if where == "" {
-			where = "extension:" + d.Extension
-		}
-		fmt.Fprintf(a.stdout, "  %s: %s: %s\n", d.Kind, where, d.Message)
-	}
+	listDiagnostics(a.stdout, r.Diagnostics)
 	return nil
 }
 
