@@ -46,8 +46,9 @@ func hostilePackage(t *testing.T, mode, failure string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "hostile")
 	manifest := "name: hostile\nabi: 1\nhooks: [before_agent_start]\nfailure: " + failure + "\nconfig:\n  mode: " + mode + "\n"
-	if mode == "alloc" {
-		// Room to reach the memory cap before the deadline.
+	if mode != "loop" {
+		// Room to hit the intended limit (memory, output size, …) before
+		// the deadline, even on a busy machine.
 		manifest += "limits:\n  timeoutMs: 5000\n"
 	}
 	writeFiles(t, dir, map[string]string{"extension.yaml": manifest})
