@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +13,21 @@ import (
 	"testing"
 )
 
-var (
-	pluginOnce sync.Map // name → *sync.Once
-	repoRoot   = filepath.Join("..", "..")
-)
+var repoRoot = filepath.Join("..", "..")
+
+// buildGuest compiles the Go package in src into a wasip1 module at out.
+func buildGuest(src, out string) error {
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %v\n%s", src, err, b)
+	}
+	return nil
+}
+
+// pluginBuilds remembers, per example, the outcome of building it once.
+var pluginBuilds sync.Map // name → func() error (from sync.OnceValue)
 
 // examplePlugin returns the absolute directory of an example extension,
 // building its module once if `make plugins` has not.
@@ -27,23 +39,15 @@ func examplePluginB(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	once, _ := pluginOnce.LoadOrStore(name, new(sync.Once))
-	var buildErr error
-	once.(*sync.Once).Do(func() {
+	build, _ := pluginBuilds.LoadOrStore(name, sync.OnceValue(func() error {
 		wasm := filepath.Join(dir, name+".wasm")
 		if _, err := os.Stat(wasm); err == nil {
-			return
+			return nil
 		}
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", wasm, ".")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build %s: %v", name, buildErr)
+		return buildGuest(dir, wasm)
+	}))
+	if err := build.(func() error)(); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

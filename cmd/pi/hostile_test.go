@@ -3,42 +3,30 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 )
 
-var (
-	hostileOnce sync.Once
-	hostileWasm string
-	hostileErr  error
-)
+// hostileBuild builds host/testdata/guests/hostile once for this package.
+var hostileBuild = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pi-hostile-")
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "hostile.wasm")
+	src, _ := filepath.Abs(filepath.Join(repoRoot, "host", "testdata", "guests", "hostile"))
+	return out, buildGuest(src, out)
+})
 
-// hostileModule builds host/testdata/guests/hostile once for this package.
 func hostileModule(t *testing.T) string {
 	t.Helper()
-	hostileOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pi-hostile-")
-		if err != nil {
-			hostileErr = err
-			return
-		}
-		hostileWasm = filepath.Join(dir, "hostile.wasm")
-		src, _ := filepath.Abs(filepath.Join(repoRoot, "host", "testdata", "guests", "hostile"))
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", hostileWasm, ".")
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			hostileErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if hostileErr != nil {
-		t.Fatalf("build hostile guest: %v", hostileErr)
+	out, err := hostileBuild()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return hostileWasm
+	return out
 }
 
 // hostilePackage writes a package running the hostile guest in one mode.
