@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/piwasm/pi/internal/atomicfile"
 )
 
 // digestCache remembers, per module file, what reading it taught us (its
@@ -85,7 +87,7 @@ func (c *digestCache) store(p *Package) {
 	c.mu.Unlock()
 }
 
-// save writes the cache if it changed, through a temporary file.
+// save writes the cache if it changed, atomically (internal/atomicfile).
 func (c *digestCache) save() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -96,13 +98,7 @@ func (c *digestCache) save() {
 	if err != nil || os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".modules-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	if tmp.Close() != nil || werr != nil || os.Rename(tmp.Name(), c.path) != nil {
-		os.Remove(tmp.Name())
+	if atomicfile.Write(c.path, b, 0o600) != nil {
 		return
 	}
 	c.dirty = false

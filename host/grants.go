@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/internal/atomicfile"
 )
 
 // Grant is what the user allowed one extension to use. It is pinned to the
@@ -165,7 +166,7 @@ func (s *GrantStore) Remove(name string) {
 	delete(s.m, name)
 }
 
-// Save writes the store atomically (temporary file and rename), mode 0600,
+// Save writes the store atomically and durably (internal/atomicfile), mode 0600,
 // creating the agent directory if needed.
 func (s *GrantStore) Save() error {
 	s.mu.Lock()
@@ -178,23 +179,5 @@ func (s *GrantStore) Save() error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".grants-*.json")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o600)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), s.path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
+	return atomicfile.Write(s.path, append(b, '\n'), 0o600)
 }

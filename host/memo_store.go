@@ -4,11 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/piwasm/pi/internal/atomicfile"
 )
 
 // DirStore is a hooks.MemoStore kept as one small file per key under a
 // directory (by default <agentDir>/cache/memo), with an in-memory layer in
-// front. Writes go to a temporary file renamed into place, so a reader never
+// front. Writes go through internal/atomicfile, so a reader never
 // sees half an entry; a failed write only costs a recomputation later.
 type DirStore struct {
 	dir string
@@ -48,13 +50,5 @@ func (s *DirStore) Put(key string, value []byte) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(value)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(p, value, 0o600) // a lost entry only costs a recomputation
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/piwasm/pi/internal/atomicfile"
 )
 
 // TrustFileName is the file in the agent dir that stores trust decisions.
@@ -94,22 +96,7 @@ func SaveTrust(agentDir, project string, trusted bool) error {
 	if err := os.MkdirAll(agentDir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(agentDir, ".trust-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // TrustInput gathers what decides project trust. DefaultSource names the
