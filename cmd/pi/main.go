@@ -61,6 +61,7 @@ Usage:
   pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust
   pi ext SUBCOMMAND           build, inspect, test, install and list extensions
   pi session show FILE        show a session transcript and the requests it replays to
+  pi trust [--revoke] [DIR]   trust a project's .pi/ resources from now on (or stop trusting it)
 
 Run "pi COMMAND --help" for the flags of a command.
 `
@@ -83,6 +84,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdExt(ctx, args[1:])
 	case "session":
 		err = a.cmdSession(ctx, args[1:])
+	case "trust":
+		err = a.cmdTrust(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(a.stdout, topUsage)
 		return exitOK

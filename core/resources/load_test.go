@@ -32,7 +32,7 @@ func project(t *testing.T) (Config, string) {
 		filepath.Join(home, ".agents", "skills", "home-skill", "SKILL.md"):  skill("from ~/.agents"),
 		filepath.Join(cwd, ".pi", "SYSTEM.md"):                              "project system",
 		filepath.Join(cwd, ".pi", "APPEND_SYSTEM.md"):                       "project append",
-		filepath.Join(cwd, ".pi", "settings.json"):                          `{"prompts": ["../tools/prompts"], "sections": {"style": {"text": "project style"}}, "variables": {"who": "project"}, "defaultProjectTrust": true}`,
+		filepath.Join(cwd, ".pi", "settings.json"):                          `{"prompts": ["../tools/prompts"], "sections": {"style": {"text": "project style"}}, "variables": {"who": "project"}, "defaultProjectTrust": "always"}`,
 		filepath.Join(cwd, "tools", "prompts", "lint.md"):                   "Lint",
 		filepath.Join(cwd, ".pi", "skills", "deploy", "SKILL.md"):           skill("project deploy"),
 		filepath.Join(cwd, ".pi", "prompts", "fix.md"):                      "Project fix $1",
@@ -166,7 +166,7 @@ func TestLoadStoredTrustAndDefault(t *testing.T) {
 	}
 
 	cfg2, _ := project(t)
-	writeTree(t, map[string]string{filepath.Join(cfg2.AgentDir, "settings.json"): `{"defaultProjectTrust": "trusted"}`})
+	writeTree(t, map[string]string{filepath.Join(cfg2.AgentDir, "settings.json"): `{"defaultProjectTrust": "always"}`})
 	if l, _ := Load(cfg2); !l.Trust.Trusted || !strings.Contains(l.Trust.Reason, "defaultProjectTrust") {
 		t.Errorf("defaultProjectTrust not used: %+v", l.Trust)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ type Settings struct {
 // diagnostic naming the file and is left out while the rest loads.
 //
 // Recognised keys: "skills", "prompts", "extensions" (lists of paths),
-// "defaultProjectTrust" (true, false, "trusted" or "untrusted"), "sections"
+// "defaultProjectTrust" ("ask", "always" or "never"), "sections"
 // (name → {"order", "file" | "text", "interpolate"}) and "variables"
 // (name → string). Other keys are ignored. Section names must match
 // ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
@@ -106,25 +107,10 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 	s.Extensions = settingsPaths(top, "extensions", dir, home, abs, lineOf, &ds)
 
 	if raw, ok := top["defaultProjectTrust"]; ok {
-		var v any
-		_ = json.Unmarshal(raw, &v)
-		switch v := v.(type) {
-		case bool:
-			s.DefaultProjectTrust = &v
-		case string:
-			switch strings.ToLower(v) {
-			case "trusted":
-				t := true
-				s.DefaultProjectTrust = &t
-			case "untrusted":
-				f := false
-				s.DefaultProjectTrust = &f
-			default:
-				ds.addLine(KindWarning, abs, lineOf("defaultProjectTrust"), "defaultProjectTrust must be true, false, \"trusted\" or \"untrusted\", not %q", v)
-			}
-		case nil:
-		default:
-			ds.addLine(KindWarning, abs, lineOf("defaultProjectTrust"), "defaultProjectTrust must be true, false, \"trusted\" or \"untrusted\"")
+		v, msg := parseDefaultProjectTrust(raw)
+		s.DefaultProjectTrust = v
+		if msg != "" {
+			ds.addLine(KindWarning, abs, lineOf("defaultProjectTrust"), "%s", msg)
 		}
 	}
 
@@ -336,4 +322,44 @@ func keyLine(data []byte, key string) int {
 		}
 		from = at + len(quoted)
 	}
+}
+
+// parseDefaultProjectTrust reads a defaultProjectTrust value as the other
+// harness defines it: "ask" (nil; the default), "always" (true) or "never"
+// (false). The values earlier pi versions wrote (true, false, "trusted",
+// "untrusted") still work, with a warning, because the other harness
+// treats them as "ask"; anything else is "ask" with a warning.
+func parseDefaultProjectTrust(raw json.RawMessage) (*bool, string) {
+	yes, no := true, false
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	legacy := func(was string, now string, b *bool) (*bool, string) {
+		return b, fmt.Sprintf("defaultProjectTrust %s is an old pi value that the TypeScript pi ignores; write %q", was, now)
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, ""
+	case string:
+		switch v {
+		case "ask":
+			return nil, ""
+		case "always":
+			return &yes, ""
+		case "never":
+			return &no, ""
+		}
+		switch strings.ToLower(v) {
+		case "trusted":
+			return legacy(fmt.Sprintf("%q", v), "always", &yes)
+		case "untrusted":
+			return legacy(fmt.Sprintf("%q", v), "never", &no)
+		}
+		return nil, fmt.Sprintf("defaultProjectTrust must be \"ask\", \"always\" or \"never\", not %q; using \"ask\"", v)
+	case bool:
+		if v {
+			return legacy("true", "always", &yes)
+		}
+		return legacy("false", "never", &no)
+	}
+	return nil, "defaultProjectTrust must be \"ask\", \"always\" or \"never\"; using \"ask\""
 }

@@ -17,7 +17,7 @@ func TestLoadSettingsFile(t *testing.T) {
   "skills": ["my-skills", "~/shared-skills", "/abs/skills"],
   "prompts": ["prompts"],
   "extensions": ["ext/one"],
-  "defaultProjectTrust": "trusted",
+  "defaultProjectTrust": "always",
   "unknownKey": 42,
   "variables": {"team": "core", "Bad": "x", "num": 3},
   "sections": {
@@ -102,10 +102,15 @@ func TestDefaultProjectTrustValues(t *testing.T) {
 		want  *bool
 		diag  bool
 	}{
-		{"true", ptr(true), false},
-		{"false", ptr(false), false},
-		{`"trusted"`, ptr(true), false},
-		{`"untrusted"`, ptr(false), false},
+		{`"always"`, ptr(true), false},
+		{`"never"`, ptr(false), false},
+		{`"ask"`, nil, false},
+		{`"Always"`, nil, true}, // the other harness compares exactly
+		// pi's old values still work, with a warning to write the shared ones.
+		{"true", ptr(true), true},
+		{"false", ptr(false), true},
+		{`"trusted"`, ptr(true), true},
+		{`"untrusted"`, ptr(false), true},
 		{`"maybe"`, nil, true},
 		{"1", nil, true},
 		{"null", nil, false},
