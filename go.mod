@@ -3,10 +3,12 @@ module github.com/piwasm/pi
 go 1.26
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/extism/go-sdk v1.7.1
 	github.com/spf13/pflag v1.1.0
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sys v0.44.0
+	golang.org/x/text v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

@@ -1,0 +1,95 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/piwasm/pi/core/tool"
+)
+
+const lsDefaultLimit = 500
+
+func (e Env) runLs(ctx context.Context, call tool.Call, _ tool.Update) (tool.Result, error) {
+	path := strArg(call.Args, "path")
+	if path == "" {
+		path = "."
+	}
+	limit := limitArg(call.Args, "limit", lsDefaultLimit)
+	_, real, err := e.open(Read, path)
+	if err != nil {
+		return tool.ErrorResult("%v", err), nil
+	}
+	info, err := e.FS.Stat(real)
+	if err != nil {
+		return tool.ErrorResult("%s", describeFSError("list", path, err)), nil
+	}
+	if !info.IsDir() {
+		return tool.ErrorResult("%s is not a directory; use read to see a file.", path), nil
+	}
+	entries, err := e.FS.ReadDir(real)
+	if err != nil {
+		return tool.ErrorResult("%s", describeFSError("list", path, err)), nil
+	}
+	names := make([]string, len(entries))
+	for i, de := range entries {
+		names[i] = de.Name()
+	}
+	sort.SliceStable(names, func(a, b int) bool {
+		la, lb := strings.ToLower(names[a]), strings.ToLower(names[b])
+		if la != lb {
+			return la < lb
+		}
+		return names[a] < names[b]
+	})
+	var out []string
+	more := false
+	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return tool.Result{}, err
+		}
+		if len(out) >= limit {
+			more = true
+			break
+		}
+		st, err := e.FS.Stat(filepath.Join(real, n))
+		if err != nil {
+			continue // a dangling link or a vanished entry
+		}
+		if st.IsDir() {
+			n += "/"
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return tool.TextResult("(empty directory)"), nil
+	}
+	return listResult(out, more, limit, "entries", "entryLimitReached", ""), nil
+}
+
+// listResult joins lines, cuts them at the byte limit and adds a notice
+// for each limit reached. what names the items ("entries", "results");
+// key is the details field that records the limit.
+func listResult(lines []string, more bool, limit int, what, key, extra string) tool.Result {
+	tr := tool.TruncateHead(strings.Join(lines, "\n"), int(^uint(0)>>1), tool.DefaultMaxBytes)
+	text := tr.Text
+	d := map[string]any{}
+	var notes []string
+	if more {
+		notes = append(notes, fmt.Sprintf("Stopped at %d %s; there are more. Pass limit=%d to see more%s", limit, what, 2*limit, extra))
+		d[key] = limit
+	}
+	if tr.Truncated {
+		notes = append(notes, fmt.Sprintf("Output cut at %s", formatSize(tool.DefaultMaxBytes)))
+		d["truncation"] = tr
+	}
+	r := tool.Result{}
+	if len(notes) > 0 {
+		text += "\n\n[" + strings.Join(notes, ". ") + ".]"
+		r.Details = details(d)
+	}
+	r.Content = []tool.Part{{Type: "text", Text: text}}
+	return r
+}
