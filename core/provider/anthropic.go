@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,22 +11,73 @@ import (
 type anthropicBody struct {
 	Model     string             `json:"model"`
 	MaxTokens int                `json:"max_tokens"`
-	System    string             `json:"system,omitempty"`
+	System    []anthropicBlock   `json:"system,omitempty"`
 	Messages  []anthropicMessage `json:"messages"`
 	Stream    bool               `json:"stream,omitempty"`
+	Tools     []anthropicTool    `json:"tools,omitempty"`
 }
 
+// anthropicMessage's Content is a string or a list of blocks.
 type anthropicMessage struct {
 	Role    string `json:"role"`
-	Content string `json:"content"`
+	Content any    `json:"content"`
+}
+
+// anthropicBlock is any content block; only the fields of its Type are set.
+type anthropicBlock struct {
+	Type         string           `json:"type"`
+	Text         *string          `json:"text,omitempty"`
+	Thinking     *string          `json:"thinking,omitempty"`
+	Signature    *string          `json:"signature,omitempty"`
+	Source       *anthropicSource `json:"source,omitempty"`
+	ID           string           `json:"id,omitempty"`
+	Name         string           `json:"name,omitempty"`
+	Input        json.RawMessage  `json:"input,omitempty"`
+	ToolUseID    string           `json:"tool_use_id,omitempty"`
+	Content      any              `json:"content,omitempty"`
+	IsError      *bool            `json:"is_error,omitempty"`
+	CacheControl *cacheControl    `json:"cache_control,omitempty"`
+}
+
+type anthropicSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+type anthropicTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// cacheControl marks the end of a prompt prefix Anthropic may cache.
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// Texts the Anthropic body adds where a tool result's images must move.
+const (
+	errorImagePlaceholder = "(image attached after the tool results)"
+	errorImagesCaption    = "Images from the error result of tool call %s (%s):"
+)
+
+func textBlock(s string) anthropicBlock { return anthropicBlock{Type: "text", Text: &s} }
+
+func imageBlock(p Part) anthropicBlock {
+	return anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: p.MimeType, Data: p.Data}}
 }
 
 // BuildAnthropicBody returns the JSON body of an Anthropic messages request:
 //
-//	{"model":…,"max_tokens":N,"system":"…","messages":[{"role":…,"content":…},…],"stream":true}
+//	{"model":…,"max_tokens":N,"system":[{"type":"text","text":"…","cache_control":{"type":"ephemeral"}}],"messages":[…],"stream":true,"tools":[…]}
 //
-// That API has no system role in its message list, only one top-level
-// "system" string, so the history is reshaped:
+// That API has no system role in its message list, only a top-level
+// "system", and wants user and assistant turns to alternate, so the history
+// is reshaped:
 //
 //   - Every non-empty system message, wherever it sits, is moved into
 //     "system", in history order, joined by a blank line. A system message
@@ -34,66 +86,297 @@ type anthropicMessage struct {
 //     session layer normally collapses system text into one leading message
 //     for this route (Route.AcceptsSystemInHistory is false), and this rule
 //     only makes any leftover explicit. "system" is omitted when empty.
-//   - User and assistant messages with empty content are dropped (the API
-//     rejects empty text).
+//   - A user message is its text, or text and base64 image blocks when it
+//     has Parts; blank text is left out and a message left empty dropped.
+//   - An assistant message becomes its thinking (a "thinking" block when
+//     signed, plain text otherwise), its text and a "tool_use" block per
+//     call; blank text is left out and an empty message dropped.
+//   - Consecutive tool results become one user message of "tool_result"
+//     blocks (with "is_error"); the images of a failed call, which the API
+//     refuses inside an error result, follow the results with a caption. A
+//     call left without a result gets an error result.
 //   - Consecutive messages of the same role, including ones that become
-//     adjacent after the two steps above, are merged into one, their contents
-//     joined by a blank line, because the API requires turns to alternate.
+//     adjacent after the steps above, are merged into one: two texts joined
+//     by a blank line, block lists concatenated.
 //
-// max_tokens is req.MaxTokens, else Route.MaxTokens, else
-// DefaultAnthropicMaxTokens. "stream" appears only when req.Stream is set.
-// The output is deterministic. It fails on an unknown role, a missing model
-// id, or a history with no non-empty user or assistant message.
+// Prompt caching: the system text, the last tool declaration and the last
+// block of the final user message carry cache_control breakpoints, the
+// places the established harness puts them, so each request reads the
+// prefix the previous one wrote. Tool ids are reduced to the characters the
+// API accepts. Tool schemas are sent as input_schema with "type":"object",
+// their "properties" and "required" (byte for byte; empty when absent) and
+// any "additionalProperties", "$defs" or "definitions"; other root keywords
+// are left out because the API rejects some of them.
+//
+// max_tokens is outputCap's. "stream" appears only when req.Stream is set.
+// The output is deterministic. It fails on an unknown role, a malformed
+// message or tool, a missing model id, or a history with no non-empty user
+// or assistant message.
 func BuildAnthropicBody(route Route, req Request) ([]byte, error) {
 	model, err := modelFor(route, req)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRoles(route.label(), req.Messages); err != nil {
+	if err := checkMessages(route.label(), req.Messages); err != nil {
 		return nil, err
 	}
-	body := anthropicBody{Model: model, MaxTokens: req.MaxTokens, Stream: req.Stream}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = route.MaxTokens
+	if err := checkTools(route.label(), req.Tools); err != nil {
+		return nil, err
 	}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = DefaultAnthropicMaxTokens
-	}
+	body := anthropicBody{Model: model, MaxTokens: outputCap(route, req), Stream: req.Stream}
 	var system strings.Builder
-	for _, m := range req.Messages {
-		if m.Content == "" {
-			continue
-		}
-		if m.Role == RoleSystem {
-			if system.Len() > 0 {
-				system.WriteString("\n\n")
+	msgs := closeToolCalls(req.Messages)
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		var content any
+		role := m.Role
+		switch m.Role {
+		case RoleSystem:
+			if m.Content != "" {
+				if system.Len() > 0 {
+					system.WriteString("\n\n")
+				}
+				system.WriteString(m.Content)
 			}
-			system.WriteString(m.Content)
+			continue
+		case RoleUser:
+			if m.Parts == nil {
+				if strings.TrimSpace(m.Content) != "" {
+					content = m.Content
+				}
+			} else if blocks := anthropicParts(m.Parts); len(blocks) > 0 {
+				content = blocks
+			}
+		case RoleAssistant:
+			if blocks := anthropicAssistant(m); len(blocks) > 0 {
+				content = blocks
+			}
+		case RoleTool:
+			j := i
+			for j < len(msgs) && msgs[j].Role == RoleTool {
+				j++
+			}
+			content, role = anthropicToolResults(msgs[i:j]), RoleUser
+			i = j - 1
+		}
+		if content == nil {
 			continue
 		}
-		if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == m.Role {
-			body.Messages[n-1].Content += "\n\n" + m.Content
+		if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == role {
+			body.Messages[n-1].Content = mergeContent(body.Messages[n-1].Content, content)
 			continue
 		}
-		body.Messages = append(body.Messages, anthropicMessage{Role: m.Role, Content: m.Content})
+		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: content})
 	}
 	if len(body.Messages) == 0 {
 		return nil, fmt.Errorf("%s: request has no non-empty user or assistant message", route.label())
 	}
-	body.System = system.String()
+	if system.Len() > 0 {
+		body.System = []anthropicBlock{textBlock(system.String())}
+		body.System[0].CacheControl = ephemeral
+	}
+	for _, t := range req.Tools {
+		schema, err := anthropicSchema(schemaOf(t))
+		if err != nil {
+			return nil, fmt.Errorf("%s: tool %q: %v", route.label(), t.Name, err)
+		}
+		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(body.Tools); n > 0 {
+		body.Tools[n-1].CacheControl = ephemeral
+	}
+	markLastUserMessage(body.Messages)
 	return encodeJSON(body)
+}
+
+// mergeContent joins two contents of one turn.
+func mergeContent(a, b any) any {
+	as, aText := a.(string)
+	bs, bText := b.(string)
+	if aText && bText {
+		return as + "\n\n" + bs
+	}
+	return append(asBlocks(a), asBlocks(b)...)
+}
+
+func asBlocks(c any) []anthropicBlock {
+	if s, ok := c.(string); ok {
+		return []anthropicBlock{textBlock(s)}
+	}
+	return c.([]anthropicBlock)
+}
+
+// markLastUserMessage puts a cache breakpoint on the last block of the
+// final message when it is the user's: the whole conversation before the
+// reply is then the cached prefix of the next request.
+func markLastUserMessage(msgs []anthropicMessage) {
+	last := &msgs[len(msgs)-1]
+	if last.Role != RoleUser {
+		return
+	}
+	blocks := asBlocks(last.Content)
+	b := &blocks[len(blocks)-1]
+	switch b.Type {
+	case "text", "image", "tool_result":
+		b.CacheControl = ephemeral
+	}
+	last.Content = blocks
+}
+
+func anthropicParts(parts []Part) []anthropicBlock {
+	var out []anthropicBlock
+	for _, p := range parts {
+		if p.Type == PartText {
+			if strings.TrimSpace(p.Text) != "" {
+				out = append(out, textBlock(p.Text))
+			}
+			continue
+		}
+		out = append(out, imageBlock(p))
+	}
+	return out
+}
+
+func anthropicAssistant(m Message) []anthropicBlock {
+	var out []anthropicBlock
+	switch {
+	case strings.TrimSpace(m.ThinkingSignature) != "":
+		th, sig := m.Thinking, m.ThinkingSignature
+		out = append(out, anthropicBlock{Type: "thinking", Thinking: &th, Signature: &sig})
+	case strings.TrimSpace(m.Thinking) != "":
+		// Unsigned thinking (an aborted stream, another API) cannot go back as
+		// thinking; the established harness sends it as text.
+		out = append(out, textBlock(m.Thinking))
+	}
+	if strings.TrimSpace(m.Content) != "" {
+		out = append(out, textBlock(m.Content))
+	}
+	for _, tc := range m.ToolCalls {
+		out = append(out, anthropicBlock{Type: "tool_use", ID: anthropicToolID(tc.ID), Name: tc.Name, Input: argsOf(tc)})
+	}
+	return out
+}
+
+// anthropicToolResults converts a run of tool results into the blocks of
+// one user message.
+func anthropicToolResults(results []Message) []anthropicBlock {
+	var out, trailing []anthropicBlock
+	for _, m := range results {
+		parts := partsOf(m)
+		if m.IsError && hasImage(parts) {
+			trailing = append(trailing, textBlock(fmt.Sprintf(errorImagesCaption, anthropicToolID(m.ToolCallID), m.ToolName)))
+			var kept []Part
+			for k, p := range parts {
+				if p.Type == PartImage {
+					trailing = append(trailing, imageBlock(p))
+					if k == 0 || parts[k-1].Type != PartImage {
+						kept = append(kept, Part{Type: PartText, Text: errorImagePlaceholder})
+					}
+					continue
+				}
+				kept = append(kept, p)
+			}
+			parts = kept
+		}
+		isErr := m.IsError
+		out = append(out, anthropicBlock{Type: "tool_result", ToolUseID: anthropicToolID(m.ToolCallID), Content: toolResultContent(parts), IsError: &isErr})
+	}
+	return append(out, trailing...)
+}
+
+// toolResultContent is a string when parts are all text (joined by
+// newlines), else a block list that always has some text.
+func toolResultContent(parts []Part) any {
+	if !hasImage(parts) {
+		texts := make([]string, 0, len(parts))
+		for _, p := range parts {
+			texts = append(texts, p.Text)
+		}
+		return strings.Join(texts, "\n")
+	}
+	var out []anthropicBlock
+	hasText := false
+	for _, p := range parts {
+		if p.Type == PartText {
+			out = append(out, textBlock(p.Text))
+			hasText = true
+		} else {
+			out = append(out, imageBlock(p))
+		}
+	}
+	if !hasText {
+		out = append([]anthropicBlock{textBlock(toolImageOnlyText)}, out...)
+	}
+	return out
+}
+
+// anthropicToolID maps a call id onto the characters and length the API
+// accepts; ids it already accepts are unchanged.
+func anthropicToolID(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}
+
+// anthropicSchema rebuilds a tool's JSON schema as the object schema the
+// API accepts, keeping the sub-schemas byte for byte.
+func anthropicSchema(raw json.RawMessage) (json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("parameters must be a JSON object schema: %v", err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":"object","properties":`)
+	writeOr(&buf, fields["properties"], "{}")
+	buf.WriteString(`,"required":`)
+	writeOr(&buf, fields["required"], "[]")
+	for _, k := range []string{"additionalProperties", "$defs", "definitions"} {
+		if v, ok := fields[k]; ok {
+			fmt.Fprintf(&buf, `,%q:`, k)
+			buf.Write(v)
+		}
+	}
+	buf.WriteByte('}')
+	return compactJSON(buf.Bytes()), nil
+}
+
+func writeOr(buf *bytes.Buffer, v json.RawMessage, def string) {
+	if len(v) == 0 || string(v) == "null" {
+		buf.WriteString(def)
+		return
+	}
+	buf.Write(v)
 }
 
 // anthropicEvent is one streamed messages event; only what we read.
 type anthropicEvent struct {
 	Type    string `json:"type"`
+	Index   int    `json:"index"`
 	Message *struct {
 		Usage *anthropicUsage `json:"usage"`
 	} `json:"message"`
+	ContentBlock *struct {
+		Type     string          `json:"type"`
+		Text     string          `json:"text"`
+		Thinking string          `json:"thinking"`
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Input    json.RawMessage `json:"input"`
+	} `json:"content_block"`
 	Delta *struct {
-		Type       string `json:"type"`
-		Text       string `json:"text"`
-		StopReason string `json:"stop_reason"`
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		PartialJSON string `json:"partial_json"`
+		Signature   string `json:"signature"`
+		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *anthropicUsage `json:"usage"`
 	Error *apiErrorBody   `json:"error"`
@@ -122,16 +405,18 @@ func (u *anthropicUsage) apply(dst *Usage) {
 	set(u.CacheReadInputTokens, &dst.CacheReadTokens)
 }
 
-// anthropicStream folds messages events into a Response.
+// anthropicStream folds messages events into an assembler.
 type anthropicStream struct {
 	label   string
-	out     *collector
+	out     *assembler
 	started bool
+	open    map[int]int // Anthropic block index → content index
 }
 
 // event handles one SSE event; it reports whether the stream is over.
-// Unknown event types (ping, content_block_start/stop, future ones) and
-// non-text deltas (thinking, tool input) are ignored.
+// Unknown event types (ping, future ones) and block types (redacted
+// thinking, server tools) are ignored, as are deltas that do not fit their
+// block.
 func (s *anthropicStream) event(ev Event) (bool, error) {
 	data := strings.TrimSpace(ev.Data)
 	if data == "" {
@@ -149,29 +434,81 @@ func (s *anthropicStream) event(ev Event) (bool, error) {
 	if typ == "" {
 		typ = ev.Type
 	}
+	if s.open == nil {
+		s.open = map[int]int{}
+	}
 	switch typ {
 	case "message_start":
 		s.started = true
 		if e.Message != nil {
-			e.Message.Usage.apply(&s.out.resp.Usage)
+			e.Message.Usage.apply(&s.out.usage)
+		}
+	case "content_block_start":
+		if e.ContentBlock == nil {
+			return false, nil
+		}
+		cb := e.ContentBlock
+		switch cb.Type {
+		case "text":
+			i := s.out.start(blockText, "", "")
+			s.open[e.Index] = i
+			if cb.Text != "" {
+				s.out.delta(i, cb.Text)
+			}
+		case "thinking":
+			i := s.out.start(blockThinking, "", "")
+			s.open[e.Index] = i
+			if cb.Thinking != "" {
+				s.out.delta(i, cb.Thinking)
+			}
+		case "tool_use":
+			i := s.out.start(blockToolCall, cb.ID, cb.Name)
+			s.out.blocks[i].initArgs = cb.Input
+			s.open[e.Index] = i
 		}
 	case "content_block_delta":
-		if e.Delta != nil && e.Delta.Type == "text_delta" && e.Delta.Text != "" {
-			s.out.delta(e.Delta.Text)
+		if e.Delta == nil {
+			return false, nil
+		}
+		i, ok := s.open[e.Index]
+		if !ok && e.Delta.Type == "text_delta" {
+			// A delta without its start (a lax proxy): open the block it implies.
+			i, ok = s.out.start(blockText, "", ""), true
+			s.open[e.Index] = i
+		}
+		if !ok {
+			return false, nil
+		}
+		b := s.out.blocks[i]
+		switch {
+		case e.Delta.Type == "text_delta" && b.kind == blockText:
+			s.out.delta(i, e.Delta.Text)
+		case e.Delta.Type == "thinking_delta" && b.kind == blockThinking:
+			s.out.delta(i, e.Delta.Thinking)
+		case e.Delta.Type == "input_json_delta" && b.kind == blockToolCall:
+			s.out.delta(i, e.Delta.PartialJSON)
+		case e.Delta.Type == "signature_delta" && b.kind == blockThinking:
+			b.sig += e.Delta.Signature
+		}
+	case "content_block_stop":
+		if i, ok := s.open[e.Index]; ok {
+			delete(s.open, e.Index)
+			s.out.end(i)
 		}
 	case "message_delta":
 		if e.Delta != nil && e.Delta.StopReason != "" {
-			s.out.resp.StopReason = e.Delta.StopReason
+			s.out.setStop(APIAnthropicMessages, e.Delta.StopReason)
 		}
-		e.Usage.apply(&s.out.resp.Usage)
+		e.Usage.apply(&s.out.usage)
 	case "message_stop":
+		s.out.endAll()
 		return true, nil
 	case "error":
-		msg := "unspecified error"
+		msg, transient := "unspecified error", false
 		if e.Error != nil {
-			msg = e.Error.String()
+			msg, transient = e.Error.String(), e.Error.transient()
 		}
-		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + msg}
+		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + msg, transient: transient}
 	}
 	return false, nil
 }

@@ -84,14 +84,16 @@ func TestOpenAIBodyShape(t *testing.T) {
 		req   Request
 		want  string
 	}{
-		{"plain", r, Request{Messages: msgs},
-			`{"model":"m-1","messages":[{"role":"system","content":"<s>"},{"role":"user","content":"hi"}]}`},
+		{"plain: the default cap is sent", r, Request{Messages: msgs},
+			`{"model":"m-1","messages":[{"role":"system","content":"<s>"},{"role":"user","content":"hi"}],"max_completion_tokens":16384}`},
 		{"stream and cap", r, Request{Messages: msgs, Stream: true, MaxTokens: 9},
 			`{"model":"m-1","messages":[{"role":"system","content":"<s>"},{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":9}`},
 		{"legacy cap field and model override", Route{ModelID: "m-1", API: APIOpenAICompletions, MaxTokensField: "max_tokens"}, Request{Model: "m-2", Messages: msgs[1:], MaxTokens: 9},
 			`{"model":"m-2","messages":[{"role":"user","content":"hi"}],"max_tokens":9}`},
-		{"route cap is not sent", Route{ModelID: "m-1", API: APIOpenAICompletions, MaxTokens: 100}, Request{Messages: msgs[1:]},
-			`{"model":"m-1","messages":[{"role":"user","content":"hi"}]}`},
+		{"route cap is sent", Route{ModelID: "m-1", API: APIOpenAICompletions, MaxTokens: 100}, Request{Messages: msgs[1:]},
+			`{"model":"m-1","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":100}`},
+		{"cap fitted into the context window", Route{ModelID: "m-1", API: APIOpenAICompletions, MaxTokens: 32000, ContextWindow: 8192}, Request{Messages: msgs[1:]},
+			`{"model":"m-1","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":4095}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,13 +117,13 @@ func TestAnthropicBodyShape(t *testing.T) {
 		want  string
 	}{
 		{"no system, default cap", r, Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}},
-			`{"model":"m-1","max_tokens":4096,"messages":[{"role":"user","content":"hi"}]}`},
+			`{"model":"m-1","max_tokens":16384,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}`},
 		{"route cap", Route{ModelID: "m", API: APIAnthropicMessages, MaxTokens: 64000}, Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}, Stream: true},
-			`{"model":"m","max_tokens":64000,"messages":[{"role":"user","content":"hi"}],"stream":true}`},
+			`{"model":"m","max_tokens":64000,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"stream":true}`},
 		{"late system merged in order", r, Request{MaxTokens: 5, Messages: []Message{
 			{Role: RoleUser, Content: "a"}, {Role: RoleSystem, Content: "S1"}, {Role: RoleAssistant, Content: "b"},
 			{Role: RoleSystem, Content: "S2"}, {Role: RoleAssistant, Content: "c"}, {Role: RoleUser, Content: "d"}}},
-			`{"model":"m-1","max_tokens":5,"system":"S1\n\nS2","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b\n\nc"},{"role":"user","content":"d"}]}`},
+			`{"model":"m-1","max_tokens":5,"system":[{"type":"text","text":"S1\n\nS2","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"text","text":"b"},{"type":"text","text":"c"}]},{"role":"user","content":[{"type":"text","text":"d","cache_control":{"type":"ephemeral"}}]}]}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,7 +148,7 @@ func TestBodyErrors(t *testing.T) {
 		want  string
 	}{
 		{"openai empty", BuildOpenAIBody, oa, Request{}, "no messages"},
-		{"openai role", BuildOpenAIBody, oa, Request{Messages: []Message{{Role: "tool", Content: "x"}}}, `unknown role "tool"`},
+		{"openai role", BuildOpenAIBody, oa, Request{Messages: []Message{{Role: "function", Content: "x"}}}, `unknown role "function"`},
 		{"openai model", BuildOpenAIBody, Route{API: APIOpenAICompletions}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, "no model id"},
 		{"openai cap field", BuildOpenAIBody, Route{ModelID: "m", MaxTokensField: "n"}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}, MaxTokens: 1}, "maxTokensField"},
 		{"anthropic only system", BuildAnthropicBody, an, Request{Messages: []Message{{Role: RoleSystem, Content: "x"}, {Role: RoleUser}}}, "no non-empty user or assistant"},

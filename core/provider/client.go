@@ -8,13 +8,16 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"runtime"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
 // Usage counts tokens as the provider reported them; zero when not reported.
-// CacheReadTokens and CacheWriteTokens are the prompt-cache hits and writes
-// (OpenAI reports only reads).
+// InputTokens excludes the prompt-cache hits and writes, which are counted
+// in CacheReadTokens and CacheWriteTokens (OpenAI reports only reads), so the
+// four add up to what the request cost on both APIs.
 type Usage struct {
 	InputTokens      int
 	OutputTokens     int
@@ -22,24 +25,80 @@ type Usage struct {
 	CacheWriteTokens int
 }
 
+// Normalised stop reasons, the same words for every API.
+const (
+	StopReasonStop    = "stop"    // the model finished its reply
+	StopReasonLength  = "length"  // the output-token cap cut the reply
+	StopReasonToolUse = "toolUse" // the model wants its tool calls run
+	StopReasonError   = "error"   // the stream failed or the provider refused
+	StopReasonAborted = "aborted" // the caller's context ended
+)
+
 // Response is a streamed reply, assembled.
 //
-// Text is the concatenation of the text deltas. StopReason is the
-// provider's own word for why generation ended ("stop", "length" for OpenAI;
-// "end_turn", "max_tokens", ... for Anthropic), unchanged.
+// Text is the concatenation of the text deltas, Thinking that of the
+// reasoning deltas (with ThinkingSignature when the provider signed a single
+// reasoning block), ToolCalls the calls in the order they started.
+// StopReason is normalised (StopReasonStop, ...); RawStopReason is the
+// provider's own word ("end_turn", "tool_calls", ...), empty when none
+// arrived. ErrorMessage explains a StopReasonError or StopReasonAborted.
 type Response struct {
-	Text       string
-	StopReason string
-	Usage      Usage
+	Text              string
+	Thinking          string
+	ThinkingSignature string
+	ToolCalls         []ToolCall
+	StopReason        string
+	RawStopReason     string
+	ErrorMessage      string
+	Usage             Usage
+}
+
+// Stream event types, the names the established harness uses for the
+// deltas of an assistant message.
+const (
+	EventTextStart     = "text_start"
+	EventTextDelta     = "text_delta"
+	EventTextEnd       = "text_end"
+	EventThinkingStart = "thinking_start"
+	EventThinkingDelta = "thinking_delta"
+	EventThinkingEnd   = "thinking_end"
+	EventToolCallStart = "toolcall_start"
+	EventToolCallDelta = "toolcall_delta"
+	EventToolCallEnd   = "toolcall_end"
+)
+
+// StreamEvent is one step of a streamed assistant message.
+//
+// ContentIndex is the index of the block the event belongs to in the
+// assistant message's content, text, thinking and tool-call blocks counted
+// in the order they started. Delta is the new text of a *_delta event (for
+// toolcall_delta a fragment of the arguments' JSON, possibly empty); Content
+// the whole text of a text_end or thinking_end; ID and ToolName name the call
+// of every toolcall_* event; ToolCall is the finished call of toolcall_end.
+// Usage is the usage reported so far.
+type StreamEvent struct {
+	Type         string
+	ContentIndex int
+	Delta        string
+	ID, ToolName string
+	ToolCall     *ToolCall
+	Content      string
+	Usage        Usage
 }
 
 // Client sends requests to a Route and streams the reply.
 //
 // HTTP is the client used for every request; nil means http.DefaultClient.
-// Inject one to set a transport, proxy or overall timeout. A Client holds no
-// other state and is safe for concurrent use if HTTP is.
+// Inject one to set a transport, proxy or overall timeout. Version names pi's
+// version in the User-Agent header ("pi/<Version> (os; go; arch)"; "dev"
+// when empty); a route header may override it. Retry says how failed
+// requests are retried and OnRetry, when non-nil, is told before each wait.
+// A Client holds no other state and is safe for concurrent use if HTTP is.
 type Client struct {
-	HTTP *http.Client
+	HTTP    *http.Client
+	Version string
+	Retry   RetryPolicy
+	OnRetry func(attempt, maxAttempts int, delay time.Duration, err error)
 }
 
 // StatusError is returned when the server answers with an HTTP status of 400
@@ -50,6 +109,11 @@ type StatusError struct {
 	Status     string // e.g. "401 Unauthorized"
 	Body       string // a short excerpt of the response body, on one line
 	NoAPIKey   bool   // the route had no API key, which may be the cause
+	// RetryAfter is the wait the server asked for (Retry-After or
+	// retry-after-ms), zero when it named none.
+	RetryAfter time.Duration
+	// shouldRetry is the server's x-should-retry verdict: 1 yes, -1 no.
+	shouldRetry int
 }
 
 func (e *StatusError) Error() string {
@@ -68,6 +132,9 @@ func (e *StatusError) Error() string {
 type StreamError struct {
 	Provider string
 	Reason   string
+	// transient marks a failure worth retrying when nothing was delivered
+	// yet: the connection dropped, or the server said it was overloaded.
+	transient bool
 }
 
 func (e *StreamError) Error() string { return e.Provider + ": " + e.Reason }
@@ -79,44 +146,47 @@ const (
 	errorExcerpt = 300
 )
 
-// collector accumulates deltas into a Response.
-type collector struct {
-	resp    Response
-	text    strings.Builder
-	onDelta func(string)
-}
-
-func (c *collector) delta(s string) {
-	c.text.WriteString(s)
-	if c.onDelta != nil {
-		c.onDelta(s)
-	}
-}
-
-func (c *collector) result() Response {
-	c.resp.Text = c.text.String()
-	return c.resp
-}
-
 // eventSink is one API's stream decoder.
 type eventSink interface {
 	event(Event) (done bool, err error)
 	end() error
 }
 
-// Stream sends req on route with streaming on, calls onDelta (if non-nil)
-// with each piece of text as it arrives, and returns the assembled reply.
-//
-// The body is exactly the one DryRun returns. Stream fails, naming the
-// provider, when the route or request is invalid, the connection fails, the
-// server answers with status 400 or more (*StatusError, quoting the start of
-// the body), the stream is malformed or ends before its terminal event
-// (*StreamError), or ctx ends (the error wraps ctx.Err(), so errors.Is with
-// context.DeadlineExceeded or context.Canceled works). On error the Response
-// still holds whatever text arrived before it. onDelta runs on the calling
-// goroutine.
+// Stream sends req on route and calls onDelta (if non-nil) with each piece
+// of reply text as it arrives; it is StreamEvents reduced to text deltas.
 func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta func(text string)) (Response, error) {
-	label := route.label()
+	var onEvent func(StreamEvent)
+	if onDelta != nil {
+		onEvent = func(ev StreamEvent) {
+			if ev.Type == EventTextDelta {
+				onDelta(ev.Delta)
+			}
+		}
+	}
+	return c.StreamEvents(ctx, route, req, onEvent)
+}
+
+// StreamEvents sends req on route with streaming on, calls onEvent (if
+// non-nil) with each StreamEvent as it arrives, and returns the assembled
+// reply.
+//
+// The body is exactly the one DryRun returns. A request that fails in a way
+// worth retrying (HTTP 408, 409, 429 or 5xx, a connection that fails or
+// drops, an "overloaded" error event) is retried as c.Retry says, but only
+// while no event has been delivered: once onEvent has seen part of a reply,
+// a failure is returned rather than replayed.
+//
+// StreamEvents fails, naming the provider, when the route or request is
+// invalid, the connection fails, the server answers with status 400 or more
+// (*StatusError, quoting the start of the body), the stream is malformed or
+// ends before its terminal event (*StreamError), the provider stops for a
+// reason other than the ones a reply may end with (a refusal, a content
+// filter: *StreamError), or ctx ends (the error wraps ctx.Err(), so
+// errors.Is with context.DeadlineExceeded or context.Canceled works). On
+// error the Response still holds whatever arrived before it, with
+// StopReason "error" (or "aborted" when ctx ended) and ErrorMessage set.
+// onEvent runs on the calling goroutine.
+func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onEvent func(StreamEvent)) (Response, error) {
 	body, err := DryRun(route, req)
 	if err != nil {
 		return Response{}, err
@@ -125,66 +195,137 @@ func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta f
 	if err != nil {
 		return Response{}, err
 	}
+	policy := c.Retry.withDefaults()
+	for attempt := 0; ; attempt++ {
+		out := newAssembler(onEvent)
+		err := c.once(ctx, route, target, body, out)
+		resp := out.result()
+		if err == nil {
+			if out.refusal != "" {
+				err = &StreamError{Provider: route.label(), Reason: out.refusal}
+				resp.StopReason, resp.ErrorMessage = StopReasonError, err.Error()
+			}
+			return resp, err
+		}
+		resp.StopReason, resp.ErrorMessage = StopReasonError, err.Error()
+		if ctx.Err() != nil {
+			resp.StopReason = StopReasonAborted
+			return resp, err
+		}
+		if out.delivered || attempt >= policy.MaxAttempts || !retryable(err) {
+			return resp, err
+		}
+		delay, derr := policy.delay(attempt, err)
+		if derr != nil {
+			resp.ErrorMessage = derr.Error()
+			return resp, derr
+		}
+		if c.OnRetry != nil {
+			c.OnRetry(attempt+1, policy.MaxAttempts, delay, err)
+		}
+		if serr := policy.Sleep(ctx, delay); serr != nil {
+			err = ctxError(ctx, route.label(), "waiting to retry", serr)
+			resp.StopReason, resp.ErrorMessage = StopReasonAborted, err.Error()
+			return resp, err
+		}
+	}
+}
+
+// once makes one HTTP attempt and feeds its stream to out.
+func (c *Client) once(ctx context.Context, route Route, target string, body []byte, out *assembler) error {
+	label := route.label()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return Response{}, fmt.Errorf("%s: building request: %w", label, err)
+		return fmt.Errorf("%s: building request: %w", label, err)
 	}
 	hreq.Header = route.header()
+	if !headerSetFold(route.Headers, "User-Agent") {
+		hreq.Header.Set("User-Agent", UserAgent(c.Version))
+	}
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	hresp, err := hc.Do(hreq)
 	if err != nil {
-		return Response{}, ctxError(ctx, label, "sending request", err)
+		return &transportError{ctxError(ctx, label, "sending request", err)}
 	}
 	defer hresp.Body.Close()
 
 	if hresp.StatusCode >= 400 {
 		raw, rerr := io.ReadAll(io.LimitReader(hresp.Body, maxErrorBody))
 		if rerr != nil && ctx.Err() != nil {
-			return Response{}, ctxError(ctx, label, "reading error response", rerr)
+			return ctxError(ctx, label, "reading error response", rerr)
 		}
-		return Response{}, &StatusError{
-			Provider:   label,
-			StatusCode: hresp.StatusCode,
-			Status:     statusText(hresp),
-			Body:       excerpt(raw, errorExcerpt),
-			NoAPIKey:   route.APIKey == "",
+		return &StatusError{
+			Provider:    label,
+			StatusCode:  hresp.StatusCode,
+			Status:      statusText(hresp),
+			Body:        excerpt(raw, errorExcerpt),
+			NoAPIKey:    route.APIKey == "",
+			RetryAfter:  retryAfter(hresp.Header, time.Now()),
+			shouldRetry: shouldRetry(hresp.Header),
 		}
 	}
 
-	out := &collector{onDelta: onDelta}
 	var sink eventSink
 	if route.API == APIAnthropicMessages {
 		sink = &anthropicStream{label: label, out: out}
 	} else {
-		sink = &openAIStream{label: label, out: out}
+		sink = newOpenAIStream(label, out)
 	}
 	sse := NewSSEReader(hresp.Body)
 	for {
 		ev, err := sse.Next()
 		if err == io.EOF {
 			if err := sink.end(); err != nil {
-				return out.result(), withContentType(err, hresp)
+				return withContentType(err, hresp)
 			}
-			return out.result(), nil
+			return nil
 		}
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
-				return out.result(), &StreamError{Provider: label, Reason: "connection closed in the middle of the stream (unexpected EOF)"}
+				return &StreamError{Provider: label, Reason: "connection closed in the middle of the stream (unexpected EOF)", transient: true}
 			}
-			return out.result(), ctxError(ctx, label, "reading stream", err)
+			if ctx.Err() == nil {
+				return &transportError{fmt.Errorf("%s: reading stream: %w", label, err)}
+			}
+			return ctxError(ctx, label, "reading stream", err)
 		}
 		done, err := sink.event(ev)
 		if err != nil {
-			return out.result(), err
+			return err
 		}
 		if done {
-			return out.result(), nil
+			return nil
 		}
 	}
 }
+
+// headerSetFold reports whether h has name in any letter case.
+func headerSetFold(h map[string]string, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// UserAgent is the User-Agent header pi sends: "pi/<version> (<os>; <go
+// version>; <arch>)", with "dev" for an empty version.
+func UserAgent(version string) string {
+	if version == "" {
+		version = "dev"
+	}
+	return fmt.Sprintf("pi/%s (%s; %s; %s)", version, runtime.GOOS, runtime.Version(), runtime.GOARCH)
+}
+
+// transportError marks a failure of the connection itself.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
 
 // ctxError explains err, preferring the context's reason when it ended.
 func ctxError(ctx context.Context, label, doing string, err error) error {

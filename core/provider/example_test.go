@@ -26,7 +26,7 @@ func ExampleBuildAnthropicBody() {
 	}
 	fmt.Println(string(body))
 	// Output:
-	// {"model":"claude-x","max_tokens":256,"system":"You are pi.\n\ncwd is /src","messages":[{"role":"user","content":"hi\n\nlist files"}]}
+	// {"model":"claude-x","max_tokens":256,"system":[{"type":"text","text":"You are pi.\n\ncwd is /src","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"hi\n\nlist files","cache_control":{"type":"ephemeral"}}]}]}
 }
 
 // What a --dry-run printer shows: the envelope with secrets redacted, then
@@ -46,7 +46,7 @@ func ExampleDescribeRequest() {
 	// Output:
 	// POST https://api.openai.com/v1/chat/completions
 	// Authorization: Bearer [redacted]
-	// {"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}
+	// {"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":16384}
 }
 
 func ExampleClient_Stream() {

@@ -14,30 +14,97 @@ type openAIBody struct {
 	StreamOptions       *openAIStreamOp `json:"stream_options,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
+	Tools               []openAITool    `json:"tools,omitempty"`
 }
 
+// openAIMessage is one message; Content is a string, a list of parts, or
+// null (an assistant message that only calls tools).
 type openAIMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role             string           `json:"role"`
+	Content          any              `json:"content"`
+	ReasoningContent string           `json:"reasoning_content,omitempty"`
+	Reasoning        string           `json:"reasoning,omitempty"`
+	ReasoningText    string           `json:"reasoning_text,omitempty"`
+	ToolCalls        []openAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string           `json:"tool_call_id,omitempty"`
+}
+
+type openAIPart struct {
+	Type     string          `json:"type"`
+	Text     *string         `json:"text,omitempty"`
+	ImageURL *openAIImageURL `json:"image_url,omitempty"`
+}
+
+type openAIImageURL struct {
+	URL string `json:"url"`
+}
+
+type openAIToolCall struct {
+	ID       string         `json:"id"`
+	Type     string         `json:"type"`
+	Function openAIFunction `json:"function"`
+}
+
+type openAIFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type openAITool struct {
+	Type     string          `json:"type"`
+	Function openAIToolSpecs `json:"function"`
+}
+
+type openAIToolSpecs struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
 type openAIStreamOp struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
+// Texts sent where a tool result has no text of its own, and before the
+// images tool results return (chat completions takes images only in user
+// messages).
+const (
+	toolImageOnlyText    = "(see attached image)"
+	toolNoOutputText     = "(no tool output)"
+	toolImagesLeadInText = "Attached image(s) from tool result:"
+)
+
 // BuildOpenAIBody returns the JSON body of an OpenAI chat completions
 // request:
 //
-//	{"model":…,"messages":[{"role":…,"content":…},…],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":N}
+//	{"model":…,"messages":[…],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":N,"tools":[…]}
 //
-// Messages are sent one for one, in order: system messages stay where they
-// are (this API accepts them mid-conversation) and empty ones are kept, so the
-// body is a faithful image of the history the session projected. "stream"
-// and "stream_options" appear only when req.Stream is set; the token cap only
-// when req.MaxTokens > 0, under Route.MaxTokensField ("max_completion_tokens"
-// by default, or "max_tokens"). The output is deterministic: equal inputs give
-// equal bytes. It fails on an empty message list, an unknown role, a missing
-// model id or an unknown MaxTokensField.
+// Messages are sent in order, shaped as the established harness shapes them:
+//
+//   - System messages stay where they are (this API accepts them
+//     mid-conversation), empty ones included, so the body is a faithful
+//     image of the history the session projected.
+//   - A user message is a string, or a list of text and image_url parts
+//     (images as data: URLs) when it has Parts; empty text parts are left
+//     out and a message left with no part is dropped.
+//   - An assistant message carries its text (null when it only calls tools),
+//     its calls as tool_calls with the arguments as a JSON string, and its
+//     thinking in the reasoning field it was streamed in (when
+//     ThinkingSignature names one). One with neither text nor calls is
+//     dropped: servers reject it.
+//   - Each tool result is {"role":"tool","tool_call_id":…,"content":"…"},
+//     its text parts joined by newlines; a run of results that returned
+//     images is followed by one user message carrying them.
+//   - A call left without a result gets an error result, as both APIs
+//     reject unanswered calls.
+//
+// "stream" and "stream_options" appear only when req.Stream is set. The
+// output cap is always sent (see outputCap) under Route.MaxTokensField
+// ("max_completion_tokens" by default, or "max_tokens"). "tools" lists
+// req.Tools in order, the schemas byte for byte. The output is
+// deterministic: equal inputs give equal bytes. It fails on an empty message
+// list, an unknown role, a malformed message or tool, a missing model id or
+// an unknown MaxTokensField.
 func BuildOpenAIBody(route Route, req Request) ([]byte, error) {
 	model, err := modelFor(route, req)
 	if err != nil {
@@ -46,46 +113,176 @@ func BuildOpenAIBody(route Route, req Request) ([]byte, error) {
 	if len(req.Messages) == 0 {
 		return nil, fmt.Errorf("%s: request has no messages", route.label())
 	}
-	if err := checkRoles(route.label(), req.Messages); err != nil {
+	if err := checkMessages(route.label(), req.Messages); err != nil {
 		return nil, err
 	}
-	body := openAIBody{Model: model, Messages: make([]openAIMessage, len(req.Messages))}
-	for i, m := range req.Messages {
-		body.Messages[i] = openAIMessage{Role: m.Role, Content: m.Content}
+	if err := checkTools(route.label(), req.Tools); err != nil {
+		return nil, err
 	}
+	body := openAIBody{Model: model, Messages: openAIMessages(closeToolCalls(req.Messages))}
 	if req.Stream {
 		body.Stream = true
 		body.StreamOptions = &openAIStreamOp{IncludeUsage: true}
 	}
-	if req.MaxTokens > 0 {
-		switch route.MaxTokensField {
-		case "", "max_completion_tokens":
-			body.MaxCompletionTokens = req.MaxTokens
-		case "max_tokens":
-			body.MaxTokens = req.MaxTokens
-		default:
-			return nil, fmt.Errorf("%s: unknown maxTokensField %q (want max_completion_tokens or max_tokens)", route.label(), route.MaxTokensField)
-		}
+	limit := outputCap(route, req)
+	switch route.MaxTokensField {
+	case "", "max_completion_tokens":
+		body.MaxCompletionTokens = limit
+	case "max_tokens":
+		body.MaxTokens = limit
+	default:
+		return nil, fmt.Errorf("%s: unknown maxTokensField %q (want max_completion_tokens or max_tokens)", route.label(), route.MaxTokensField)
+	}
+	for _, t := range req.Tools {
+		body.Tools = append(body.Tools, openAITool{Type: "function", Function: openAIToolSpecs{Name: t.Name, Description: t.Description, Parameters: schemaOf(t)}})
 	}
 	return encodeJSON(body)
+}
+
+func openAIMessages(msgs []Message) []openAIMessage {
+	out := make([]openAIMessage, 0, len(msgs))
+	var images []openAIPart
+	for i, m := range msgs {
+		switch m.Role {
+		case RoleSystem:
+			out = append(out, openAIMessage{Role: m.Role, Content: m.Content})
+		case RoleUser:
+			if m.Parts == nil {
+				out = append(out, openAIMessage{Role: m.Role, Content: m.Content})
+				continue
+			}
+			if parts := openAIParts(m.Parts); len(parts) > 0 {
+				out = append(out, openAIMessage{Role: m.Role, Content: parts})
+			}
+		case RoleAssistant:
+			am := openAIMessage{Role: m.Role}
+			if strings.TrimSpace(m.Content) != "" {
+				am.Content = m.Content
+			}
+			if strings.TrimSpace(m.Thinking) != "" {
+				switch m.ThinkingSignature {
+				case "reasoning_content":
+					am.ReasoningContent = m.Thinking
+				case "reasoning":
+					am.Reasoning = m.Thinking
+				case "reasoning_text":
+					am.ReasoningText = m.Thinking
+				}
+			}
+			for _, tc := range m.ToolCalls {
+				am.ToolCalls = append(am.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function", Function: openAIFunction{Name: tc.Name, Arguments: string(argsOf(tc))}})
+			}
+			if am.Content == nil && len(am.ToolCalls) == 0 {
+				continue
+			}
+			out = append(out, am)
+		case RoleTool:
+			parts := partsOf(m)
+			var texts []string
+			for _, p := range parts {
+				if p.Type == PartText {
+					texts = append(texts, p.Text)
+				} else {
+					images = append(images, openAIImagePart(p))
+				}
+			}
+			text := strings.Join(texts, "\n")
+			if strings.TrimSpace(text) == "" {
+				text = toolNoOutputText
+				if hasImage(parts) {
+					text = toolImageOnlyText
+				}
+			}
+			out = append(out, openAIMessage{Role: RoleTool, Content: text, ToolCallID: m.ToolCallID})
+			if len(images) > 0 && (i+1 == len(msgs) || msgs[i+1].Role != RoleTool) {
+				lead := toolImagesLeadInText
+				parts := append([]openAIPart{{Type: "text", Text: &lead}}, images...)
+				out = append(out, openAIMessage{Role: RoleUser, Content: parts})
+				images = nil
+			}
+		}
+	}
+	return out
+}
+
+func openAIParts(parts []Part) []openAIPart {
+	out := make([]openAIPart, 0, len(parts))
+	for _, p := range parts {
+		if p.Type == PartText {
+			if p.Text == "" {
+				continue
+			}
+			out = append(out, openAIPart{Type: "text", Text: &p.Text})
+			continue
+		}
+		out = append(out, openAIImagePart(p))
+	}
+	return out
+}
+
+func openAIImagePart(p Part) openAIPart {
+	return openAIPart{Type: "image_url", ImageURL: &openAIImageURL{URL: "data:" + p.MimeType + ";base64," + p.Data}}
 }
 
 // openAIChunk is one streamed chat completion chunk; only what we read.
 type openAIChunk struct {
 	Choices []struct {
 		Delta struct {
-			Content *string `json:"content"`
+			Content          *string          `json:"content"`
+			ReasoningContent json.RawMessage  `json:"reasoning_content"`
+			Reasoning        json.RawMessage  `json:"reasoning"`
+			ReasoningText    json.RawMessage  `json:"reasoning_text"`
+			ToolCalls        []openAIToolPart `json:"tool_calls"`
 		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
+		FinishReason *string      `json:"finish_reason"`
+		Usage        *openAIUsage `json:"usage"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens        int `json:"prompt_tokens"`
-		CompletionTokens    int `json:"completion_tokens"`
-		PromptTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
+	Usage *openAIUsage  `json:"usage"`
 	Error *apiErrorBody `json:"error"`
+}
+
+// openAIToolPart is one streamed fragment of a tool call.
+type openAIToolPart struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function *struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type openAIUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens     *int `json:"cached_tokens"`
+		CacheWriteTokens int  `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
+	CachedTokens         *int `json:"cached_tokens"`
+}
+
+// usage converts the counts; servers put the cache hits in one of three
+// places, and InputTokens excludes them.
+func (u *openAIUsage) usage() Usage {
+	read, write := 0, 0
+	switch {
+	case u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil:
+		read = *u.PromptTokensDetails.CachedTokens
+	case u.PromptCacheHitTokens != nil:
+		read = *u.PromptCacheHitTokens
+	case u.CachedTokens != nil:
+		read = *u.CachedTokens
+	}
+	if u.PromptTokensDetails != nil {
+		write = u.PromptTokensDetails.CacheWriteTokens
+	}
+	return Usage{
+		InputTokens:      max(0, u.PromptTokens-read-write),
+		OutputTokens:     u.CompletionTokens,
+		CacheReadTokens:  read,
+		CacheWriteTokens: write,
+	}
 }
 
 // apiErrorBody is the error object both APIs use.
@@ -116,12 +313,32 @@ func (e *apiErrorBody) String() string {
 	return s
 }
 
-// openAIStream folds chat completion chunks into a Response.
+// transient reports whether the error says the server is busy rather than
+// that the request is wrong.
+func (e *apiErrorBody) transient() bool {
+	s := strings.ToLower(e.Type + " " + fmt.Sprint(e.Code))
+	for _, w := range []string{"overloaded", "rate_limit", "server_error", "api_error", "timeout", "unavailable", "429", "500", "502", "503", "504", "529"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// openAIStream folds chat completion chunks into an assembler.
 type openAIStream struct {
 	label    string
-	out      *collector
-	finished bool // a finish_reason arrived
-	done     bool // [DONE] arrived
+	out      *assembler
+	finished bool           // a finish_reason arrived
+	done     bool           // [DONE] arrived
+	text     int            // content index of the text block, -1 before it starts
+	thinking int            // content index of the thinking block, -1 before it starts
+	byIndex  map[int]int    // stream index → content index
+	byID     map[string]int // call id → content index
+}
+
+func newOpenAIStream(label string, out *assembler) *openAIStream {
+	return &openAIStream{label: label, out: out, text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}}
 }
 
 // event handles one SSE event; it reports whether the stream is over.
@@ -129,6 +346,7 @@ func (s *openAIStream) event(ev Event) (bool, error) {
 	data := strings.TrimSpace(ev.Data)
 	if data == "[DONE]" {
 		s.done = true
+		s.out.endAll()
 		return true, nil
 	}
 	if data == "" {
@@ -139,26 +357,86 @@ func (s *openAIStream) event(ev Event) (bool, error) {
 		return false, &StreamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
 	}
 	if c.Error != nil {
-		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.String()}
-	}
-	if len(c.Choices) > 0 {
-		ch := c.Choices[0]
-		if ch.Delta.Content != nil && *ch.Delta.Content != "" {
-			s.out.delta(*ch.Delta.Content)
-		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.out.resp.StopReason = *ch.FinishReason
-			s.finished = true
-		}
+		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.String(), transient: c.Error.transient()}
 	}
 	if c.Usage != nil {
-		s.out.resp.Usage.InputTokens = c.Usage.PromptTokens
-		s.out.resp.Usage.OutputTokens = c.Usage.CompletionTokens
-		if c.Usage.PromptTokensDetails != nil {
-			s.out.resp.Usage.CacheReadTokens = c.Usage.PromptTokensDetails.CachedTokens
+		s.out.usage = c.Usage.usage()
+	}
+	if len(c.Choices) == 0 {
+		return false, nil
+	}
+	ch := &c.Choices[0]
+	if c.Usage == nil && ch.Usage != nil {
+		s.out.usage = ch.Usage.usage()
+	}
+	if ch.FinishReason != nil && *ch.FinishReason != "" {
+		s.out.setStop(APIOpenAICompletions, *ch.FinishReason)
+		s.finished = true
+	}
+	d := &ch.Delta
+	// Reasoning first: a proxy may put reasoning and answer in one delta, and
+	// the thinking block must come before the text block.
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"reasoning_text", d.ReasoningText}} {
+		var text string
+		if len(f.raw) == 0 || json.Unmarshal(f.raw, &text) != nil || text == "" {
+			continue
 		}
+		if s.thinking < 0 {
+			s.thinking = s.out.start(blockThinking, "", "")
+			s.out.blocks[s.thinking].sig = f.name
+		}
+		s.out.delta(s.thinking, text)
+		break
+	}
+	if d.Content != nil && *d.Content != "" {
+		if s.text < 0 {
+			s.text = s.out.start(blockText, "", "")
+		}
+		s.out.delta(s.text, *d.Content)
+	}
+	for _, tp := range d.ToolCalls {
+		s.toolPart(tp)
 	}
 	return false, nil
+}
+
+// toolPart adds one tool-call fragment: calls are told apart by their stream
+// index (several may be interleaved), else by id.
+func (s *openAIStream) toolPart(tp openAIToolPart) {
+	name, args := "", ""
+	if tp.Function != nil {
+		name, args = tp.Function.Name, tp.Function.Arguments
+	}
+	i, ok := -1, false
+	if tp.Index != nil {
+		i, ok = s.byIndex[*tp.Index]
+	}
+	if !ok && tp.ID != "" {
+		i, ok = s.byID[tp.ID]
+	}
+	if !ok {
+		i = s.out.start(blockToolCall, tp.ID, name)
+		if tp.ID != "" {
+			s.byID[tp.ID] = i
+		}
+	}
+	if tp.Index != nil {
+		if _, seen := s.byIndex[*tp.Index]; !seen {
+			s.byIndex[*tp.Index] = i
+		}
+	}
+	b := s.out.blocks[i]
+	if b.id == "" && tp.ID != "" {
+		b.id = tp.ID
+		s.byID[tp.ID] = i
+	}
+	if b.name == "" && name != "" {
+		b.name = name
+	}
+	s.out.delta(i, args)
 }
 
 // end is called when the body ends without [DONE]. A stream that already
@@ -166,6 +444,7 @@ func (s *openAIStream) event(ev Event) (bool, error) {
 // [DONE]); anything else was cut short.
 func (s *openAIStream) end() error {
 	if s.done || s.finished {
+		s.out.endAll()
 		return nil
 	}
 	return &StreamError{Provider: s.label, Reason: "stream ended before a finish_reason or [DONE] (connection cut short?)"}

@@ -21,7 +21,7 @@ const AnthropicVersion = "2023-06-01"
 
 // DefaultAnthropicMaxTokens is the max_tokens sent to Anthropic when neither
 // the Request nor the Route sets one; that API requires the field.
-const DefaultAnthropicMaxTokens = 4096
+const DefaultAnthropicMaxTokens = DefaultMaxTokens
 
 // Route is one configured model: where to send a request and how to shape it.
 //

@@ -222,7 +222,8 @@ func TestCollapsedRoute(t *testing.T) {
 		t.Fatalf("commits %+v", turn.Commits)
 	}
 	body := m.last(t)
-	if body["system"] != turn.Prepared.Rendered.Text {
+	system, _ := body["system"].([]any)
+	if len(system) != 1 || system[0].(map[string]any)["text"] != turn.Prepared.Rendered.Text {
 		t.Fatalf("collapsed head must hold the full new prompt")
 	}
 	for _, msg := range body["messages"].([]any) {
