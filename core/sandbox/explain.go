@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+var (
+	// A path right before ": Permission denied" and the like, bare or
+	// quoted the way coreutils quote it.
+	deniedPathRe = regexp.MustCompile(`(?i)(?:'([^'\n]+)'|"([^"\n]+)"|(~?/[^\s:'"]*))\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
+	// Go's *PathError form: "open /etc/x: permission denied".
+	goPathRe   = regexp.MustCompile(`(?i)\b(?:open|mkdir|remove|rename|create|chmod|symlink|link|unlinkat|openat|lstat|truncate)\s+(~?/[^\s:]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
+	fsDeniedRe = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
+	netDenied  = regexp.MustCompile(`(?i)socket: operation not permitted|could not resolve host|couldn't resolve host|temporary failure in name resolution|network is unreachable|name or service not known|failed to establish a new connection|getaddrinfo|dial tcp[^\n]*operation not permitted`)
+)
+
+// Explain looks at a finished command's output (stdout and stderr, as the
+// model will see them) and exit code and, when the failure looks like a
+// sandbox denial, returns a note for the model that says what the sandbox
+// refused and how the user can allow it. It returns "" for a successful
+// command, for mode off, and for failures that do not look like denials.
+// It is a heuristic: it names a path only when the output names one that
+// the policy does not let commands write.
+func (p *Policy) Explain(output string, exitCode int) string {
+	if exitCode == 0 || p == nil || p.Mode == ModeOff || !p.Confined() {
+		return ""
+	}
+	var blocked []string
+	seen := map[string]bool{}
+	collect := func(path string) {
+		if path == "" || seen[path] {
+			return
+		}
+		seen[path] = true
+		if !filepath.IsAbs(path) {
+			return
+		}
+		if !p.Writable(resolve(path)) {
+			blocked = append(blocked, path)
+		}
+	}
+	for _, m := range deniedPathRe.FindAllStringSubmatch(output, 20) {
+		collect(m[1] + m[2] + m[3])
+	}
+	for _, m := range goPathRe.FindAllStringSubmatch(output, 20) {
+		collect(m[1])
+	}
+	var notes []string
+	if len(blocked) > 0 {
+		what := "the working tree, the temp dir and the build caches"
+		if p.Mode == ModeReadOnly {
+			what = "nothing (read-only mode)"
+		}
+		if len(blocked) > 3 {
+			blocked = append(blocked[:3], "…")
+		}
+		notes = append(notes, fmt.Sprintf("The sandbox (mode %s) refused writing %s: commands may write %s. Do not try to work around it; if the change is needed, tell the user, who can add the directory to \"writableRoots\" under \"sandbox\" in settings or run pi with --sandbox off.", p.Mode, strings.Join(blocked, ", "), what))
+	} else if p.Mode == ModeReadOnly && fsDeniedRe.MatchString(output) {
+		notes = append(notes, "The sandbox is read-only: commands cannot write files. If writing is needed, tell the user, who can run pi with --sandbox workspace.")
+	}
+	if !p.Network && netDenied.MatchString(output) {
+		notes = append(notes, "The sandbox has the network off: commands cannot open internet sockets (IPv4/IPv6). If network access is needed, tell the user, who can run pi with --sandbox-network on or set \"network\": true under \"sandbox\" in settings.")
+	}
+	return strings.Join(notes, "\n")
+}

@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// RunHelper is the body of pi's hidden helper command. args are the
+// arguments after [HelperArg]: SPEC -- PROGRAM ARGS... It confines the
+// process (no_new_privs, Landlock, and for network off a seccomp filter)
+// and executes PROGRAM; it returns only on failure, with exit status 126
+// after telling stderr why. It never runs PROGRAM unconfined.
+func RunHelper(args []string, stderr io.Writer) int {
+	if err := helper(args); err != nil {
+		fmt.Fprintf(stderr, "pi sandbox: %v\n", err)
+		return 126
+	}
+	return 126 // unreachable: helper execs or fails
+}
+
+func helper(args []string) error {
+	if len(args) < 3 || args[1] != "--" {
+		return errors.New("usage: pi " + HelperArg + " SPEC -- PROGRAM [ARGS...]")
+	}
+	var s spec
+	if err := json.Unmarshal([]byte(args[0]), &s); err != nil {
+		return fmt.Errorf("bad policy: %w", err)
+	}
+	argv := args[2:]
+	prog, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	for _, d := range s.Create {
+		// Best effort: a cache that cannot be created is simply absent.
+		_ = os.MkdirAll(d, 0o755)
+	}
+	if err := confine(s); err != nil {
+		return fmt.Errorf("cannot confine the command, not running it: %w", err)
+	}
+	return syscall.Exec(prog, argv, os.Environ())
+}
+
+func confine(s spec) error {
+	runtime.LockOSThread()
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles(s.Devices...).WithIoctlDev().IgnoreIfMissing(),
+	}
+	if len(s.Write) > 0 {
+		rules = append(rules, landlock.RWDirs(s.Write...).WithRefer().IgnoreIfMissing())
+	}
+	// V5 is the newest ABI whose rights pi means to handle (file system,
+	// TCP, device ioctl); BestEffort drops what older kernels lack.
+	cfg := landlock.V5.BestEffort()
+	var err error
+	if s.Network {
+		err = cfg.RestrictPaths(rules...)
+	} else {
+		// No TCP port rules: Landlock (ABI 4+) refuses every TCP bind and
+		// connect, a second line behind the seccomp filter.
+		err = cfg.Restrict(rules...)
+	}
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if !s.Network {
+		if err := denyNetwork(); err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+	}
+	return nil
+}
+
+// Address families refused with network off: IPv4, IPv6 and raw packets.
+// Unix and netlink sockets stay usable (local IPC, interface queries).
+const (
+	afInet   = 2
+	afInet6  = 10
+	afPacket = 17
+)
+
+// denyNetwork installs a seccomp filter that makes socket(2) fail with
+// EPERM for the network families and refuses io_uring, whose socket
+// operation would go around the filter.
+func denyNetwork() error {
+	if !seccomp.Supported() {
+		return errors.New("not supported by this kernel")
+	}
+	var socket []seccomp.NameWithConditions
+	for _, af := range []uint64{afInet, afInet6, afPacket} {
+		socket = append(socket, seccomp.NameWithConditions{
+			Name:       "socket",
+			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: af}},
+		})
+	}
+	pol := seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionErrno, NamesWithCondtions: socket},
+			{Action: seccomp.ActionErrno, Names: []string{"io_uring_setup"}},
+		},
+	}
+	native, err := pol.Assemble()
+	if err != nil {
+		return err
+	}
+	prog, err := bpf.Assemble(append(compatPrefix(), native...))
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}

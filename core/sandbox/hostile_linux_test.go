@@ -1,0 +1,284 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/piwasm/pi/core/sandbox"
+)
+
+// world is a scratch layout: a working tree, a temp dir, a home and a
+// sibling directory that nothing may write.
+type world struct {
+	base, tree, tmp, home, sibling string
+}
+
+func newWorld(t *testing.T) world {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := world{base: base, tree: filepath.Join(base, "tree"), tmp: filepath.Join(base, "tmp"), home: filepath.Join(base, "home"), sibling: filepath.Join(base, "sibling")}
+	for _, d := range []string{w.tree, w.tmp, w.home, w.sibling} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(w.sibling, "existing"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w world) policy(t *testing.T, flags sandbox.Flags) *sandbox.Policy {
+	t.Helper()
+	p, err := sandbox.Build(sandbox.Inputs{Flags: flags, Cwd: w.tree, Home: w.home, Tmp: w.tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run runs script the way the bash tool does, through sandbox.Shell.
+func run(t *testing.T, p *sandbox.Policy, dir, script string) (string, int) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, err := sandbox.Shell{Policy: p, Exe: exe}.Command(ctx, script, dir, append(os.Environ(), "HOME="+filepath.Join(dir, "..", "home")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), code
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// requireEnforced returns true when the kernel enforces the default
+// policy; otherwise it asserts the diagnostic pi prints and the refusal
+// of --sandbox require, and returns false.
+func requireEnforced(t *testing.T, w world) bool {
+	t.Helper()
+	p := w.policy(t, sandbox.Flags{Network: "off"})
+	if p.Enforced() {
+		return true
+	}
+	if n := p.Notice(); n == "" || !strings.Contains(n, "--sandbox require") {
+		t.Errorf("unenforced policy without a notice: %q", n)
+	}
+	_, err := sandbox.Build(sandbox.Inputs{Flags: sandbox.Flags{Mode: "require", Network: "off"}, Cwd: w.tree, Tmp: w.tmp})
+	if !errors.Is(err, sandbox.ErrNotEnforced) {
+		t.Errorf("--sandbox require on an unenforcing kernel: err = %v", err)
+	}
+	t.Logf("kernel cannot enforce the sandbox (%s); asserted the diagnostic instead", p.Enforcement().Reason)
+	return false
+}
+
+func TestHostileCommands(t *testing.T) {
+	w := newWorld(t)
+	if !requireEnforced(t, w) {
+		return
+	}
+	p := w.policy(t, sandbox.Flags{})
+	etc := fmt.Sprintf("/etc/pi-sandbox-test-%d", os.Getpid())
+	root := fmt.Sprintf("/pi-sandbox-test-%d", os.Getpid())
+	t.Cleanup(func() { os.Remove(etc); os.Remove(root) })
+	if err := os.Symlink(w.sibling, filepath.Join(w.tree, "planted")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(w.sibling, "existing"), filepath.Join(w.tree, "planted-file")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, script string
+		forbidden    string // must not exist afterwards
+	}{
+		{"home", "echo x > \"$HOME/.bashrc-pwned\"", filepath.Join(w.home, ".bashrc-pwned")},
+		{"etc", "echo x > " + etc, etc},
+		{"sibling", "touch " + filepath.Join(w.sibling, "a"), filepath.Join(w.sibling, "a")},
+		{"dot-dot", "touch ../sibling/b", filepath.Join(w.sibling, "b")},
+		{"planted dir symlink", "echo x > planted/c", filepath.Join(w.sibling, "c")},
+		{"cd slash", "cd / && touch " + strings.TrimPrefix(root, "/"), root},
+		{"command substitution", "echo $(touch ../sibling/d; echo done)", filepath.Join(w.sibling, "d")},
+		{"subshell", "(cd .. && mkdir sibling/e)", filepath.Join(w.sibling, "e")},
+		{"mv out of tree", "echo x > f && mv f ../sibling/f", filepath.Join(w.sibling, "f")},
+		{"python-free bash -c", "bash -c 'touch ../sibling/g'", filepath.Join(w.sibling, "g")},
+		{"env wrapper", "env FOO=1 sh -c 'touch ../sibling/h'", filepath.Join(w.sibling, "h")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, p, w.tree, tt.script)
+			if exists(tt.forbidden) {
+				t.Errorf("%q created %s (exit %d, output %q)", tt.script, tt.forbidden, code, out)
+			}
+		})
+	}
+	t.Run("symlinked file and hard link", func(t *testing.T) {
+		out, _ := run(t, p, w.tree, "echo pwned >> planted-file; echo pwned > planted/existing; ln ../sibling/existing hl && echo pwned >> hl")
+		if b, _ := os.ReadFile(filepath.Join(w.sibling, "existing")); string(b) != "original\n" {
+			t.Errorf("outside file changed to %q (output %q)", b, out)
+		}
+	})
+	t.Run("background process outlives the call", func(t *testing.T) {
+		out, code := run(t, p, w.tree, "(sleep 0.3; touch ../sibling/bg; touch bg-done) >/dev/null 2>&1 &")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, out)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for !exists(filepath.Join(w.tree, "bg-done")) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !exists(filepath.Join(w.tree, "bg-done")) {
+			t.Fatal("the background process never finished")
+		}
+		if exists(filepath.Join(w.sibling, "bg")) {
+			t.Error("a background process left running wrote outside the tree")
+		}
+	})
+	t.Run("denial is explained", func(t *testing.T) {
+		out, code := run(t, p, w.tree, "touch "+filepath.Join(w.sibling, "z"))
+		note := p.Explain(out, code)
+		if code == 0 || !strings.Contains(note, filepath.Join(w.sibling, "z")) {
+			t.Errorf("exit %d output %q note %q", code, out, note)
+		}
+	})
+	t.Run("allowed", func(t *testing.T) {
+		script := strings.Join([]string{
+			"set -e",
+			"echo ok > in-tree && mkdir -p sub/dir && mv in-tree sub/dir/moved",
+			"echo ok > " + filepath.Join(w.tmp, "t") + " && mv " + filepath.Join(w.tmp, "t") + " moved-from-tmp",
+			"echo discard > /dev/null",
+			"cat /etc/passwd > /dev/null && ls / > /dev/null && head -c 4 /dev/urandom > /dev/null",
+			"cat ../sibling/existing",
+		}, "\n")
+		out, code := run(t, p, w.tree, script)
+		if code != 0 || !strings.Contains(out, "original") {
+			t.Errorf("exit %d: %s", code, out)
+		}
+		if !exists(filepath.Join(w.tree, "sub", "dir", "moved")) || !exists(filepath.Join(w.tree, "moved-from-tmp")) {
+			t.Error("writes inside the tree did not happen")
+		}
+	})
+	t.Run("control: mode off writes outside", func(t *testing.T) {
+		off := w.policy(t, sandbox.Flags{Mode: "off"})
+		run(t, off, w.tree, "touch ../sibling/control")
+		if !exists(filepath.Join(w.sibling, "control")) {
+			t.Error("mode off did not write: the hostile cases above prove nothing")
+		}
+	})
+}
+
+func TestReadOnlyMode(t *testing.T) {
+	w := newWorld(t)
+	if !requireEnforced(t, w) {
+		return
+	}
+	p := w.policy(t, sandbox.Flags{Mode: "read-only"})
+	out, code := run(t, p, w.tree, "cat ../sibling/existing; touch in-tree")
+	if code == 0 || exists(filepath.Join(w.tree, "in-tree")) || !strings.Contains(out, "original") {
+		t.Errorf("exit %d output %q", code, out)
+	}
+}
+
+func TestNetworkOff(t *testing.T) {
+	w := newWorld(t)
+	if !requireEnforced(t, w) {
+		return
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	script := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3", port)
+
+	out, code := run(t, w.policy(t, sandbox.Flags{}), w.tree, script)
+	if code != 0 || !strings.Contains(out, "hello") {
+		t.Fatalf("network on: exit %d output %q", code, out)
+	}
+	off := w.policy(t, sandbox.Flags{Network: "off"})
+	out, code = run(t, off, w.tree, script)
+	if code == 0 || strings.Contains(out, "hello") {
+		t.Errorf("network off still connected: exit %d output %q", code, out)
+	}
+	// Unix sockets and the file system rules still work with network off.
+	out, code = run(t, off, w.tree, "touch ok && touch ../sibling/no")
+	if !exists(filepath.Join(w.tree, "ok")) || exists(filepath.Join(w.sibling, "no")) {
+		t.Errorf("file rules with network off: exit %d output %q", code, out)
+	}
+}
+
+func TestHelperFailsClosed(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{sandbox.HelperArg},
+		{sandbox.HelperArg, "{not json", "--", "true"},
+		{sandbox.HelperArg, "{}", "true"},
+		{sandbox.HelperArg, `{"network":true}`, "--", "no-such-program-pi"},
+	} {
+		out, err := exec.Command(exe, args...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), "pi sandbox:") {
+			t.Errorf("%q: err %v output %q, want exit 126 with a reason", args, err, out)
+		}
+	}
+}
+
+// BenchmarkBashCall measures the added cost of the helper: compare
+// /plain (bash -c true) with /confined.
+func BenchmarkBashCall(b *testing.B) {
+	dir := b.TempDir()
+	exe, _ := os.Executable()
+	for _, mode := range []string{"off", "workspace"} {
+		p, err := sandbox.Build(sandbox.Inputs{Flags: sandbox.Flags{Mode: mode}, Cwd: dir, Tmp: os.TempDir(), Home: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := map[string]string{"off": "plain", "workspace": "confined"}[mode]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				cmd, _ := sandbox.Shell{Policy: p, Exe: exe}.Command(context.Background(), "true", dir, nil)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+}

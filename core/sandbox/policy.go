@@ -1,0 +1,329 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// Mode says what confined commands may write.
+type Mode string
+
+// Modes.
+const (
+	// ModeWorkspace lets commands write the working tree, the temp dir, the
+	// usual build caches and any extra roots from settings.
+	ModeWorkspace Mode = "workspace"
+	// ModeReadOnly lets commands write nothing but a few device files.
+	ModeReadOnly Mode = "read-only"
+	// ModeOff turns the sandbox off: commands run as pi's user would.
+	ModeOff Mode = "off"
+)
+
+// ParseMode accepts the spellings the flag and settings use.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "workspace", "workspace-write", "on":
+		return ModeWorkspace, nil
+	case "read-only", "readonly", "ro":
+		return ModeReadOnly, nil
+	case "off", "none", "danger-full-access":
+		return ModeOff, nil
+	}
+	return "", fmt.Errorf("unknown sandbox mode %q (want workspace, read-only or off)", s)
+}
+
+// Flags are the command-line choices; empty strings mean "not given".
+// Mode is one of workspace, read-only, off or require (require keeps the
+// mode from settings, or workspace, and refuses to run unconfined).
+// Network is on or off.
+type Flags struct {
+	Mode    string
+	Network string
+}
+
+// Inputs is everything [Build] reads. Getenv may be nil (no environment);
+// it locates the Go caches when GOCACHE, GOMODCACHE, GOPATH or
+// XDG_CACHE_HOME move them.
+type Inputs struct {
+	Flags    Flags
+	Settings Settings
+	Cwd      string
+	Home     string
+	Tmp      string
+	Getenv   func(string) string
+}
+
+// Root is one writable directory and why it is writable.
+type Root struct {
+	Path   string `json:"path"`   // absolute, symlinks resolved
+	Reason string `json:"reason"` // "working tree", "temp dir", "Go build cache", "settings: FILE", ...
+
+	// create marks build caches the helper creates when missing, so a
+	// first "go build" can start its cache although home is not writable.
+	create bool
+}
+
+// Policy is the effective sandbox for a run. Build it with [Build]; the
+// zero value is not useful. A Policy is immutable and safe for concurrent
+// use.
+type Policy struct {
+	Mode    Mode
+	Network bool
+	Require bool
+	// Roots are the writable roots in workspace mode (none otherwise),
+	// resolved and de-duplicated, sorted by path.
+	Roots []Root
+	// Devices are device files writable in every confined mode.
+	Devices []string
+
+	enforcement Enforcement
+	// prefixes are the resolved roots with a trailing separator, for
+	// CheckWrite's allocation-free prefix test.
+	prefixes []string
+}
+
+// devices are writable in every confined mode: shells and build tools
+// expect to discard output and read randomness.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// ErrNotEnforced is returned (wrapped) by Build when the user required
+// enforcement and this system cannot provide it.
+var ErrNotEnforced = errors.New("the sandbox cannot be enforced here")
+
+// Build computes the effective policy: flags override settings, settings
+// override the defaults (workspace mode, network on). It probes the kernel
+// once; when the policy cannot be enforced and the user required it, Build
+// fails with an error wrapping [ErrNotEnforced]. Otherwise the caller
+// prints [Policy.Notice] once, if it is not empty.
+func Build(in Inputs) (*Policy, error) {
+	return build(in, Probe())
+}
+
+func build(in Inputs, enf Enforcement) (*Policy, error) {
+	p := &Policy{Mode: ModeWorkspace, Network: true}
+	s := in.Settings
+	if s.Mode != "" {
+		m, err := ParseMode(s.Mode)
+		if err != nil {
+			return nil, fmt.Errorf("settings sandbox.mode: %w", err)
+		}
+		p.Mode = m
+	}
+	if s.Network != nil {
+		p.Network = *s.Network
+	}
+	p.Require = s.Require
+	switch f := strings.ToLower(strings.TrimSpace(in.Flags.Mode)); f {
+	case "":
+	case "require":
+		p.Require = true
+		if p.Mode == ModeOff {
+			p.Mode = ModeWorkspace
+		}
+	default:
+		m, err := ParseMode(f)
+		if err != nil {
+			return nil, fmt.Errorf("--sandbox: %w", err)
+		}
+		p.Mode = m
+	}
+	switch strings.ToLower(strings.TrimSpace(in.Flags.Network)) {
+	case "":
+	case "on", "true", "yes", "allow":
+		p.Network = true
+	case "off", "false", "no", "deny":
+		p.Network = false
+	default:
+		return nil, fmt.Errorf("--sandbox-network: want on or off, not %q", in.Flags.Network)
+	}
+	if p.Mode == ModeOff {
+		p.Require = false
+		p.Network = true
+	} else {
+		p.Devices = devices
+	}
+	if p.Mode == ModeWorkspace {
+		p.Roots = defaultRoots(in, s)
+		for _, r := range p.Roots {
+			p.prefixes = append(p.prefixes, withSep(r.Path))
+		}
+	}
+	p.enforcement = enf
+	if p.Require && !p.Enforced() {
+		return nil, fmt.Errorf("%w: %s (asked for with --sandbox require or sandbox.require in settings)", ErrNotEnforced, enf.Reason)
+	}
+	return p, nil
+}
+
+// defaultRoots lists the writable roots of workspace mode, resolved.
+// Roots that do not exist yet are kept under their cleaned path: the
+// helper creates the build-cache directories before it confines itself.
+func defaultRoots(in Inputs, s Settings) []Root {
+	getenv := in.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	var roots []Root
+	add := func(path, reason string) {
+		if path == "" || !filepath.IsAbs(path) {
+			return
+		}
+		roots = append(roots, Root{Path: resolve(path), Reason: reason, create: strings.HasSuffix(reason, "cache")})
+	}
+	add(in.Cwd, "working tree")
+	add(in.Tmp, "temp dir")
+	if runtime.GOOS == "linux" {
+		add("/dev/shm", "shared memory")
+	}
+	home := in.Home
+	cacheHome := getenv("XDG_CACHE_HOME")
+	if cacheHome == "" && home != "" {
+		cacheHome = filepath.Join(home, ".cache")
+	}
+	if v := getenv("GOCACHE"); v != "" && v != "off" {
+		add(v, "Go build cache")
+	} else if cacheHome != "" {
+		add(filepath.Join(cacheHome, "go-build"), "Go build cache")
+	}
+	switch {
+	case getenv("GOMODCACHE") != "":
+		add(getenv("GOMODCACHE"), "Go module cache")
+	case getenv("GOPATH") != "":
+		add(filepath.Join(filepath.SplitList(getenv("GOPATH"))[0], "pkg", "mod"), "Go module cache")
+	case home != "":
+		add(filepath.Join(home, "go", "pkg", "mod"), "Go module cache")
+	}
+	if home != "" {
+		add(filepath.Join(home, ".npm"), "npm cache")
+		add(filepath.Join(cacheHome, "pip"), "pip cache")
+		add(filepath.Join(home, ".cargo", "registry"), "cargo cache")
+		add(filepath.Join(home, ".cargo", "git"), "cargo cache")
+	}
+	for _, r := range s.WritableRoots {
+		add(r.Path, r.Reason)
+	}
+	return dedupe(roots)
+}
+
+// dedupe sorts roots and drops any root inside another one.
+func dedupe(roots []Root) []Root {
+	sort.SliceStable(roots, func(i, j int) bool { return roots[i].Path < roots[j].Path })
+	var out []Root
+	for _, r := range roots {
+		if len(out) > 0 && within(r.Path, out[len(out)-1].Path) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// resolve makes path absolute and resolves symlinks in its longest
+// existing prefix, so a root named through a symlink matches the resolved
+// paths the file tools check and the paths Landlock sees.
+func resolve(path string) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for cur := path; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func withSep(p string) string {
+	if strings.HasSuffix(p, string(filepath.Separator)) {
+		return p
+	}
+	return p + string(filepath.Separator)
+}
+
+// within reports whether path is root or below it (both clean).
+func within(path, root string) bool {
+	if path == root {
+		return true
+	}
+	return strings.HasPrefix(path, withSep(root))
+}
+
+// Enforcement is what this system can enforce, from [Probe].
+func (p *Policy) Enforcement() Enforcement { return p.enforcement }
+
+// Confined reports whether bash commands run through the helper: the mode
+// is not off and the kernel has Landlock. (Without seccomp, network off is
+// then enforced only for TCP, and only from Landlock ABI 4; [Policy.Notice]
+// says so.)
+func (p *Policy) Confined() bool { return p.Mode != ModeOff && p.enforcement.Landlock() }
+
+// Enforced reports whether the kernel can enforce this policy (always
+// true for mode off, which needs nothing).
+func (p *Policy) Enforced() bool {
+	if p.Mode == ModeOff {
+		return true
+	}
+	if !p.enforcement.Landlock() {
+		return false
+	}
+	return p.Network || p.enforcement.Seccomp
+}
+
+// Notice is the one-time diagnostic for the caller to print when the
+// policy asks for confinement the system cannot provide; empty otherwise.
+func (p *Policy) Notice() string {
+	if p.Enforced() {
+		return ""
+	}
+	if p.Confined() {
+		return fmt.Sprintf("sandbox: %s; commands are confined to the writable roots but may still reach the network. Use --sandbox require to refuse to run instead.", p.enforcement.Reason)
+	}
+	return fmt.Sprintf("sandbox: %s; commands run unconfined (the file tools still check the %s policy). Use --sandbox require to refuse to run instead.", p.enforcement.Reason, p.Mode)
+}
+
+// ErrOutside is wrapped by CheckWrite's errors.
+var ErrOutside = errors.New("outside the sandbox's writable roots")
+
+// CheckWrite reports whether the file tools may write resolved, an
+// absolute path with symlinks and ".." already resolved (for a new file,
+// its nearest existing parent resolved and the rest appended). Reading is
+// allowed everywhere in every mode, so there is no CheckRead.
+func (p *Policy) CheckWrite(resolved string) error {
+	if p.Writable(resolved) {
+		return nil
+	}
+	if p.Mode == ModeReadOnly {
+		return fmt.Errorf("cannot write %s: the sandbox is read-only (%w; run with --sandbox workspace or --sandbox off to write)", resolved, ErrOutside)
+	}
+	return fmt.Errorf("cannot write %s: %w (the working tree, the temp dir and build caches); add the directory to \"writableRoots\" under \"sandbox\" in settings, or run with --sandbox off", resolved, ErrOutside)
+}
+
+// Writable reports whether CheckWrite would allow resolved, without
+// building an error.
+func (p *Policy) Writable(resolved string) bool {
+	switch p.Mode {
+	case ModeOff:
+		return true
+	case ModeWorkspace:
+		for _, pre := range p.prefixes {
+			// Below the root, or the root itself (pre minus its separator).
+			if strings.HasPrefix(resolved, pre) || len(resolved)+1 == len(pre) && strings.HasPrefix(pre, resolved) {
+				return true
+			}
+		}
+	}
+	for _, d := range p.Devices {
+		if resolved == d {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,25 @@
+package sandbox
+
+import (
+	"fmt"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+func probe() Enforcement {
+	e := Enforcement{OS: "linux", Seccomp: seccomp.Supported()}
+	v, err := llsys.LandlockGetABIVersion()
+	if err == nil && v > 0 {
+		e.LandlockABI = v
+	}
+	switch {
+	case e.LandlockABI == 0 && !e.Seccomp:
+		e.Reason = fmt.Sprintf("this kernel has neither Landlock nor seccomp (%v)", err)
+	case e.LandlockABI == 0:
+		e.Reason = fmt.Sprintf("this kernel does not offer Landlock (%v); it needs Linux 5.13 or later with Landlock enabled in the lsm= boot list", err)
+	case !e.Seccomp:
+		e.Reason = "this kernel does not offer seccomp filters, so --sandbox-network off cannot be enforced"
+	}
+	return e
+}

@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Settings is the "sandbox" object of settings.json:
+//
+//	"sandbox": {
+//	  "mode": "workspace",          // or "read-only", "off"
+//	  "network": true,              // false (or "off") refuses IPv4/IPv6 sockets
+//	  "require": false,             // true refuses to run unconfined
+//	  "writableRoots": ["~/.m2", "../shared"]
+//	}
+//
+// Every key is optional. Relative roots resolve against the directory of
+// the settings file that lists them, "~" against the home directory.
+type Settings struct {
+	Mode          string `json:"mode,omitempty"`
+	Network       *bool  `json:"network,omitempty"`
+	Require       bool   `json:"require,omitempty"`
+	WritableRoots []Root `json:"writableRoots,omitempty"`
+}
+
+type settingsJSON struct {
+	Mode          *string         `json:"mode"`
+	Network       json.RawMessage `json:"network"`
+	Require       *bool           `json:"require"`
+	WritableRoots []string        `json:"writableRoots"`
+}
+
+// ParseSettings reads the value of the "sandbox" key of the settings file
+// file. Unknown keys are an error, so a misspelt key does not silently
+// leave the default in force.
+func ParseSettings(raw []byte, file, home string) (Settings, error) {
+	var s Settings
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return s, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var sj settingsJSON
+	if err := dec.Decode(&sj); err != nil {
+		return s, fmt.Errorf("%s: sandbox: %v", file, err)
+	}
+	if sj.Mode != nil {
+		if _, err := ParseMode(*sj.Mode); err != nil {
+			return s, fmt.Errorf("%s: sandbox.mode: %v", file, err)
+		}
+		s.Mode = *sj.Mode
+	}
+	if len(sj.Network) > 0 && string(sj.Network) != "null" {
+		var b bool
+		var str string
+		switch {
+		case json.Unmarshal(sj.Network, &b) == nil:
+		case json.Unmarshal(sj.Network, &str) == nil && (str == "on" || str == "off"):
+			b = str == "on"
+		default:
+			return s, fmt.Errorf("%s: sandbox.network: want true, false, \"on\" or \"off\"", file)
+		}
+		s.Network = &b
+	}
+	if sj.Require != nil {
+		s.Require = *sj.Require
+	}
+	dir := filepath.Dir(file)
+	for _, r := range sj.WritableRoots {
+		p, err := expandPath(r, dir, home)
+		if err != nil {
+			return s, fmt.Errorf("%s: sandbox.writableRoots: %v", file, err)
+		}
+		s.WritableRoots = append(s.WritableRoots, Root{Path: p, Reason: "settings: " + file})
+	}
+	return s, nil
+}
+
+func expandPath(p, dir, home string) (string, error) {
+	switch {
+	case p == "":
+		return "", errors.New("empty path")
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if home == "" {
+			return "", fmt.Errorf("%q: no home directory", p)
+		}
+		p = filepath.Join(home, p[1:])
+	case !filepath.IsAbs(p):
+		p = filepath.Join(dir, p)
+	}
+	if filepath.Clean(p) == string(filepath.Separator) {
+		return "", errors.New("\"/\" is not accepted as a writable root; use \"mode\": \"off\" to turn the sandbox off")
+	}
+	return filepath.Clean(p), nil
+}
+
+// Merge layers over on top of s: scalars that over sets win, writable
+// roots add up.
+func (s Settings) Merge(over Settings) Settings {
+	if over.Mode != "" {
+		s.Mode = over.Mode
+	}
+	if over.Network != nil {
+		s.Network = over.Network
+	}
+	if over.Require {
+		s.Require = true
+	}
+	s.WritableRoots = append(append([]Root(nil), s.WritableRoots...), over.WritableRoots...)
+	return s
+}
+
+// LoadSettings reads the "sandbox" key of each settings file in order
+// (global first, then the project's when it is trusted) and merges them.
+// A missing file is skipped; a bad file or entry yields an error naming
+// the file, and that file's sandbox settings are left out.
+func LoadSettings(files []string, home string) (Settings, []error) {
+	var out Settings
+	var errs []error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("%s: %w", f, err))
+			}
+			continue
+		}
+		raw, err := topKey(data, "sandbox")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f, err))
+			continue
+		}
+		s, err := ParseSettings(raw, f, home)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = out.Merge(s)
+	}
+	return out, errs
+}
+
+// topKey returns the raw value of key in a settings JSON object, or nil.
+func topKey(data []byte, key string) (json.RawMessage, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("invalid settings JSON: %v", err)
+	}
+	return top[key], nil
+}

@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+)
+
+// HelperArg is the hidden first argument that makes pi act as the
+// confining helper: pi HelperArg SPEC -- PROGRAM ARGS...
+const HelperArg = "__sandbox-exec"
+
+// spec is what the helper needs to confine itself, passed as JSON in its
+// arguments (not the environment, so the confined command does not
+// inherit it).
+type spec struct {
+	Write   []string `json:"write,omitempty"`
+	Create  []string `json:"create,omitempty"`
+	Devices []string `json:"devices,omitempty"`
+	Network bool     `json:"network"`
+}
+
+func (p *Policy) spec() spec {
+	s := spec{Devices: p.Devices, Network: p.Network}
+	for _, r := range p.Roots {
+		s.Write = append(s.Write, r.Path)
+		if r.create {
+			s.Create = append(s.Create, r.Path)
+		}
+	}
+	return s
+}
+
+// Shell starts bash commands under a policy. Exe is the pi executable
+// (os.Executable()), which must call [RunHelper] when its first argument
+// is [HelperArg]. Shell is the sandbox's implementation of the bash tool's
+// Shell extension point.
+type Shell struct {
+	Policy *Policy
+	Exe    string
+}
+
+// Command returns the command that runs script with bash in dir with env
+// (nil env means pi's own environment). When the policy confines commands
+// it runs pi's helper, which confines itself and then executes bash, so
+// everything the script starts, including processes left in the
+// background, stays confined. The caller sets pipes and process options.
+func (s Shell) Command(ctx context.Context, script, dir string, env []string) (*exec.Cmd, error) {
+	var cmd *exec.Cmd
+	if s.Policy == nil || !s.Policy.Confined() {
+		cmd = exec.CommandContext(ctx, "bash", "-c", script)
+	} else {
+		if s.Exe == "" {
+			return nil, errors.New("sandbox: no pi executable to start the confining helper")
+		}
+		js, err := json.Marshal(s.Policy.spec())
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.CommandContext(ctx, s.Exe, HelperArg, string(js), "--", "bash", "-c", script)
+	}
+	cmd.Dir = dir
+	cmd.Env = env
+	return cmd, nil
+}
