@@ -119,16 +119,16 @@ func TestRoots(t *testing.T) {
 		got[r.Path] = r.Reason
 	}
 	want := map[string]string{
-		filepath.Join(real, "proj"):              "working tree", // symlink resolved, root inside it dropped
-		filepath.Join(base, "tmp"):               "temp dir",
+		filepath.Join(real, "proj"):               "working tree", // symlink resolved, root inside it dropped
+		filepath.Join(base, "tmp"):                "temp dir",
 		filepath.Join(home, ".cache", "go-build"): "Go build cache",
-		filepath.Join(base, "gomod"):             "Go module cache",
-		filepath.Join(home, ".npm"):              "npm cache",
+		filepath.Join(base, "gomod"):              "Go module cache",
+		filepath.Join(home, ".npm"):               "npm cache",
 		filepath.Join(home, ".cache", "pip"):      "pip cache",
 		filepath.Join(home, ".cargo", "registry"): "cargo cache",
 		filepath.Join(home, ".cargo", "git"):      "cargo cache",
-		filepath.Join(base, "extra"):             "settings: x",
-		"/dev/shm":                               "shared memory",
+		filepath.Join(base, "extra"):              "settings: x",
+		"/dev/shm":                                "shared memory",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("roots:\n got %v\nwant %v", got, want)
