@@ -13,18 +13,22 @@ const (
 
 // Truncation describes a cut made by TruncateHead or TruncateTail.
 type Truncation struct {
-	Text      string
-	Truncated bool
+	// Text is the kept text; it is left out of the JSON form, which goes
+	// into result details next to the content that already holds it.
+	Text      string `json:"-"`
+	Truncated bool   `json:"truncated"`
 	// By is "lines" or "bytes" when Truncated, else "".
-	By                     string
-	TotalLines, ShownLines int
-	TotalBytes, ShownBytes int
+	By         string `json:"truncatedBy,omitempty"`
+	TotalLines int    `json:"totalLines"`
+	ShownLines int    `json:"outputLines"`
+	TotalBytes int    `json:"totalBytes"`
+	ShownBytes int    `json:"outputBytes"`
 	// FirstLineTooLong is set by TruncateHead when the very first line is
 	// over the byte limit, so nothing could be shown.
-	FirstLineTooLong bool
+	FirstLineTooLong bool `json:"firstLineExceedsLimit,omitempty"`
 	// LastLinePartial is set by TruncateTail when the last line alone was
 	// over the byte limit and only its end is shown.
-	LastLinePartial bool
+	LastLinePartial bool `json:"lastLinePartial,omitempty"`
 }
 
 // countLines counts lines the way people do: a final newline does not start

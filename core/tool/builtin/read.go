@@ -123,7 +123,11 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 		if tr.By == "bytes" {
 			why = fmt.Sprintf(", cut at %s", formatSize(tool.DefaultMaxBytes))
 		}
-		out := fmt.Sprintf("%s\n\n[Lines %d-%d of %d shown%s. Continue with offset=%d.]", tr.Text, first, last, total, why, last+1)
+		shown := fmt.Sprintf("Lines %d-%d", first, last)
+		if first == last {
+			shown = fmt.Sprintf("Line %d", first)
+		}
+		out := fmt.Sprintf("%s\n\n[%s of %d shown%s. Continue with offset=%d.]", tr.Text, shown, total, why, last+1)
 		return tool.Result{Content: []tool.Part{{Type: "text", Text: out}}, Details: details(map[string]any{"truncation": tr})}, nil
 	case end < total:
 		return tool.TextResult(fmt.Sprintf("%s\n\n[%d more line%s after this. Continue with offset=%d.]", tr.Text, total-end, plural(total-end), end+1)), nil
