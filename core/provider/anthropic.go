@@ -104,7 +104,7 @@ func imageBlock(p Part) anthropicBlock {
 // places the established harness puts them, so each request reads the
 // prefix the previous one wrote. Tool ids are reduced to the characters the
 // API accepts. Tool schemas are sent as input_schema with "type":"object",
-// their "properties" and "required" (byte for byte; empty when absent) and
+// their "properties" and "required" (as given; empty when absent) and
 // any "additionalProperties", "$defs" or "definitions"; other root keywords
 // are left out because the API rejects some of them.
 //
@@ -326,7 +326,7 @@ func anthropicToolID(id string) string {
 }
 
 // anthropicSchema rebuilds a tool's JSON schema as the object schema the
-// API accepts, keeping the sub-schemas byte for byte.
+// API accepts, keeping the sub-schemas as given.
 func anthropicSchema(raw json.RawMessage) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {

@@ -71,7 +71,8 @@ type ToolCall struct {
 }
 
 // ToolSpec declares a tool to the model. Parameters is a JSON schema, sent
-// byte for byte (nil sends an empty object schema).
+// as is apart from insignificant white space (nil sends an empty object
+// schema).
 type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

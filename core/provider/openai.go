@@ -101,7 +101,7 @@ const (
 // "stream" and "stream_options" appear only when req.Stream is set. The
 // output cap is always sent (see outputCap) under Route.MaxTokensField
 // ("max_completion_tokens" by default, or "max_tokens"). "tools" lists
-// req.Tools in order, the schemas byte for byte. The output is
+// req.Tools in order, the schemas as given (compacted). The output is
 // deterministic: equal inputs give equal bytes. It fails on an empty message
 // list, an unknown role, a malformed message or tool, a missing model id or
 // an unknown MaxTokensField.
