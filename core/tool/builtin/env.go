@@ -109,7 +109,8 @@ type Env struct {
 	// TempDir receives full bash output when it is over the limits; empty
 	// means the system's temporary directory.
 	TempDir string
-	// Locks serialises writes per resolved path; nil means a private set.
+	// Locks serialises writes per resolved path. Pass the session's set;
+	// nil gives the tools of one Tools call a set of their own.
 	Locks *tool.Locks
 	// Home is what `~` expands to; empty means the user's home directory.
 	Home string
