@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/piwasm/pi/core/termtext"
 )
 
 // ManifestFile is the file name of a package's manifest.
@@ -222,7 +226,16 @@ func normalizeYAML(v any) any {
 // *FieldError naming the field. It does not look at the module itself.
 func (m *Manifest) Validate() []error {
 	var errs []error
+	// A field holding a control or invisible character is reported once,
+	// for that; its other rules would only repeat the problem.
+	badFields := m.checkText()
+	for _, e := range badFields {
+		errs = append(errs, e)
+	}
 	add := func(field, format string, args ...any) {
+		if _, bad := badFields.get(field); bad {
+			return
+		}
 		errs = append(errs, &FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	switch {
@@ -304,6 +317,114 @@ func (m *Manifest) Validate() []error {
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// checkText finds the manifest strings holding a rune that does not show as
+// itself on a terminal (control characters such as ESC or a carriage
+// return, bidi overrides, zero-width and other invisible runes) or invalid
+// UTF-8. Manifest text is shown to the user when a grant is asked for, so
+// such a rune could make the question read differently from what answering
+// yes grants (a cursor move that hides "network" behind "clock"). Config
+// strings are data for the guest and may also hold line feeds and tabs.
+// The result maps each offending field to its error, in field order.
+func (m *Manifest) checkText() orderedErrors {
+	var out orderedErrors
+	check := func(field, s string, lines bool) {
+		if msg := badText(s, lines); msg != "" {
+			out.add(field, msg)
+		}
+	}
+	check("name", m.Name, false)
+	check("version", m.Version, false)
+	check("module", m.Module, false)
+	for i, h := range m.Hooks {
+		check(fmt.Sprintf("hooks[%d]", i), h, false)
+	}
+	for i, c := range m.Commands {
+		check(fmt.Sprintf("commands[%d].name", i), c.Name, false)
+		check(fmt.Sprintf("commands[%d].description", i), c.Description, false)
+		check(fmt.Sprintf("commands[%d].argumentHint", i), c.ArgumentHint, false)
+	}
+	for i, p := range m.InputPrefixes {
+		check(fmt.Sprintf("inputPrefixes[%d]", i), p, false)
+	}
+	for i, g := range m.Capabilities.Files {
+		check(fmt.Sprintf("capabilities.files[%d]", i), g, false)
+	}
+	for i, h := range m.Capabilities.Network {
+		check(fmt.Sprintf("capabilities.network[%d]", i), h, false)
+	}
+	for i, e := range m.Capabilities.Env {
+		check(fmt.Sprintf("capabilities.env[%d]", i), e, false)
+	}
+	check("failure", m.Failure, false)
+	var walk func(field string, v any)
+	walk = func(field string, v any) {
+		switch t := v.(type) {
+		case string:
+			check(field, t, true)
+		case map[string]any:
+			for _, k := range sortedKeys(t) {
+				if msg := badText(k, false); msg != "" {
+					out.add(field, "key "+msg)
+					continue
+				}
+				walk(field+"."+k, t[k])
+			}
+		case []any:
+			for i, e := range t {
+				walk(fmt.Sprintf("%s[%d]", field, i), e)
+			}
+		}
+	}
+	walk("config", normalizeYAML(m.Config))
+	return out
+}
+
+// badText describes the first rune of s that may not appear in manifest
+// text, or returns "" when there is none. With lines set, line feeds and
+// tabs are allowed.
+func badText(s string, lines bool) string {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		what := "an invisible or control character"
+		switch {
+		case r == utf8.RuneError && n == 1:
+			what = "invalid UTF-8"
+		case termtext.Visible(r) || (lines && (r == '\n' || r == '\t')):
+			i += n
+			continue
+		}
+		return fmt.Sprintf("contains %s (%s at byte %d); manifest text must be printable", what, termtext.Escape(s[i:i+n]), i)
+	}
+	return ""
+}
+
+// orderedErrors maps fields to errors and keeps the order they were found.
+type orderedErrors []*FieldError
+
+func (o *orderedErrors) add(field, msg string) {
+	if _, dup := o.get(field); !dup {
+		*o = append(*o, &FieldError{Field: field, Message: msg})
+	}
+}
+
+func (o orderedErrors) get(field string) (*FieldError, bool) {
+	for _, e := range o {
+		if e.Field == field {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // ValidateGlob checks a file capability glob: relative, slash-separated, no

@@ -61,9 +61,9 @@ func (d diagnostic) where() string {
 func printDiagnostics(w io.Writer, ds []diagnostic) {
 	for _, d := range ds {
 		if where := d.where(); where != "" {
-			fmt.Fprintf(w, "pi: %s: %s: %s\n", d.Kind, where, d.Message)
+			fmt.Fprintf(w, "pi: %s: %s: %s\n", d.Kind, esc(where), esc(d.Message))
 		} else {
-			fmt.Fprintf(w, "pi: %s: %s\n", d.Kind, d.Message)
+			fmt.Fprintf(w, "pi: %s: %s\n", d.Kind, esc(d.Message))
 		}
 	}
 }
@@ -71,6 +71,6 @@ func printDiagnostics(w io.Writer, ds []diagnostic) {
 // listDiagnostics writes diagnostics as an indented list, for listings.
 func listDiagnostics(w io.Writer, ds []diagnostic) {
 	for _, d := range ds {
-		fmt.Fprintf(w, "  %s: %s: %s\n", d.Kind, d.where(), d.Message)
+		fmt.Fprintf(w, "  %s: %s: %s\n", d.Kind, esc(d.where()), esc(d.Message))
 	}
 }

@@ -53,6 +53,6 @@ func (a *app) cmdExpand(ctx context.Context, args []string) error {
 	if !out.Send {
 		text = out.Show
 	}
-	_, err = io.WriteString(a.stdout, text+"\n")
+	_, err = io.WriteString(a.stdout, a.display(text)+"\n")
 	return err
 }

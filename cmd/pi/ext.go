@@ -130,7 +130,7 @@ func readPackage(dir string) (*host.Package, error) {
 	if len(msgs) == 0 {
 		msgs = []string{dir + ": not an extension package"}
 	}
-	return nil, fmt.Errorf("%s", strings.Join(msgs, "\n"))
+	return nil, errLines(msgs...)
 }
 
 func statErr(p string) error { _, err := os.Stat(p); return err }
@@ -140,7 +140,7 @@ func capsList(c abi.Capabilities) []string { return c.Items() }
 
 func capsText(c abi.Capabilities) string {
 	if l := capsList(c); len(l) > 0 {
-		return strings.Join(l, ", ")
+		return strings.Join(escAll(l), ", ")
 	}
 	return "nothing"
 }
@@ -217,7 +217,7 @@ func commandNames(cs []abi.CommandInfo) string {
 	}
 	names := make([]string, len(cs))
 	for i, c := range cs {
-		names[i] = "/" + c.Name
+		names[i] = "/" + esc(c.Name)
 	}
 	return strings.Join(names, " ")
 }

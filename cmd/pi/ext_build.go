@@ -62,7 +62,8 @@ func (a *app) buildExt(ctx context.Context, dir string) (*buildResult, error) {
 		return nil, fmt.Errorf("building needs the Go toolchain on PATH: %w", err)
 	}
 	if findGoMod(dir) == "" {
-		return nil, fmt.Errorf("%s is not inside a Go module; create one that requires pi:\n  cd %s && go mod init example.com/%s && go get github.com/piwasm/pi && go mod tidy", dir, dir, m.Name)
+		return nil, errLines(fmt.Sprintf("%s is not inside a Go module; create one that requires pi:", dir),
+			fmt.Sprintf("  cd %s && go mod init example.com/%s && go get github.com/piwasm/pi && go mod tidy", dir, m.Name))
 	}
 	out := filepath.Join(dir, m.ModuleFile())
 	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-o", out, ".")

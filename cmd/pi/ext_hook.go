@@ -137,7 +137,7 @@ func (a *app) cmdExtTest(ctx context.Context, args []string) error {
 	}
 	if err != nil {
 		for _, l := range flushLogs() {
-			fmt.Fprintln(a.stderr, l)
+			fmt.Fprintln(a.stderr, esc(l))
 		}
 		return fmt.Errorf("%v (after %s)", err, fmtDur(first))
 	}
@@ -158,9 +158,9 @@ func (a *app) cmdExtTest(ctx context.Context, args []string) error {
 		return writeJSON(a.stdout, out)
 	}
 	for _, l := range callLogs {
-		fmt.Fprintln(a.stderr, l)
+		fmt.Fprintln(a.stderr, esc(l))
 	}
-	if err := writeJSON(a.stdout, res); err != nil {
+	if err := writeJSON(a.displayWriter(), res); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%s %s: first call %s, warm call %s\n", name, *hook, fmtDur(first), fmtDur(warm))

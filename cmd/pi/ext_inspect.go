@@ -174,17 +174,17 @@ func printInspect(a *app, r inspectJSON) error {
 		}
 		return s
 	}
-	fmt.Fprintf(tw, "name\t%s %s\n", r.Name, orDash(r.Version))
+	fmt.Fprintf(tw, "name\t%s %s\n", esc(r.Name), orDash(esc(r.Version)))
 	fmt.Fprintf(tw, "abi\t%d\n", r.ABI)
-	fmt.Fprintf(tw, "module\t%s\n", r.Module)
+	fmt.Fprintf(tw, "module\t%s\n", esc(r.Module))
 	fmt.Fprintf(tw, "size\t%s (%d bytes)\n", fmtSize(r.Size), r.Size)
 	fmt.Fprintf(tw, "sha256\t%s\n", r.SHA256)
-	fmt.Fprintf(tw, "hooks\t%s\n", orDash(strings.Join(r.Hooks, ", ")))
+	fmt.Fprintf(tw, "hooks\t%s\n", orDash(strings.Join(escAll(r.Hooks), ", ")))
 	fmt.Fprintf(tw, "commands\t%s\n", commandNames(r.Commands))
 	fmt.Fprintf(tw, "requests\t%s\n", capsText(r.Requested))
 	fmt.Fprintf(tw, "limits\ttimeout %dms, memory %d MiB, output %d KiB per call\n", r.Limits.TimeoutMs, r.Limits.MemoryMiB, r.Limits.OutputKiB)
-	fmt.Fprintf(tw, "on failure\t%s\n", r.Failure)
-	fmt.Fprintf(tw, "exports\t%s\n", orDash(strings.Join(r.Exports, ", ")))
+	fmt.Fprintf(tw, "on failure\t%s\n", esc(r.Failure))
+	fmt.Fprintf(tw, "exports\t%s\n", orDash(strings.Join(escAll(r.Exports), ", ")))
 	if r.Loads {
 		fmt.Fprintf(tw, "compile\t%s cold, %s from the on-disk cache\n", fmtDur(msDur(r.CompileMs)), fmtDur(msDur(r.CachedCompileMs)))
 	} else {

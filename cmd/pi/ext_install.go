@@ -57,7 +57,7 @@ func (a *app) cmdExtInstall(args []string) error {
 	}
 	switch {
 	case same:
-		fmt.Fprintf(a.stdout, "%s %s is already installed in %s (same module)\n", m.Name, m.Version, dest)
+		fmt.Fprintf(a.stdout, "%s %s is already installed in %s (same module)\n", esc(m.Name), esc(m.Version), esc(dest))
 	default:
 		if _, err := os.Lstat(dest); err == nil && !*force {
 			return fmt.Errorf("%s is already installed in %s with a different package; pass --force to replace it", m.Name, dest)
@@ -67,7 +67,7 @@ func (a *app) cmdExtInstall(args []string) error {
 		if err := installCopy(pkg, root, dest); err != nil {
 			return fmt.Errorf("install %s: %w", m.Name, err)
 		}
-		fmt.Fprintf(a.stdout, "installed %s %s in %s\n  module %s, sha256 %s\n", m.Name, m.Version, dest, fmtSize(pkg.Size), pkg.SHA256)
+		fmt.Fprintf(a.stdout, "installed %s %s in %s\n  module %s, sha256 %s\n", esc(m.Name), esc(m.Version), esc(dest), fmtSize(pkg.Size), pkg.SHA256)
 	}
 	if *project {
 		if trusted, _, _ := resources.StoredTrust(a.agentDir(), projDir); !trusted {
@@ -89,13 +89,13 @@ func (a *app) grantOnInstall(pkg *host.Package, yes bool, srcArg string) error {
 	}
 	fmt.Fprintln(a.stdout, "it asks for:")
 	for _, f := range req.Files {
-		fmt.Fprintf(a.stdout, "  read files  %s (under the project root)\n", f)
+		fmt.Fprintf(a.stdout, "  read files  %s (under the project root)\n", esc(f))
 	}
 	for _, h := range req.Network {
-		fmt.Fprintf(a.stdout, "  network     %s\n", h)
+		fmt.Fprintf(a.stdout, "  network     %s\n", esc(h))
 	}
 	for _, e := range req.Env {
-		fmt.Fprintf(a.stdout, "  env         %s\n", e)
+		fmt.Fprintf(a.stdout, "  env         %s\n", esc(e))
 	}
 	if req.Clock {
 		fmt.Fprintln(a.stdout, "  clock       the real time (otherwise a fixed clock)")
@@ -115,7 +115,7 @@ func (a *app) grantOnInstall(pkg *host.Package, yes bool, srcArg string) error {
 	}
 	grant := yes
 	if !yes && a.isTerminal {
-		fmt.Fprintf(a.stderr, "grant %s all of this? [y/N] ", m.Name)
+		fmt.Fprintf(a.stderr, "grant %s all of this? [y/N] ", esc(m.Name))
 		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":

@@ -115,14 +115,14 @@ func printExtList(a *app, r extListJSON) error {
 		if !e.Loaded {
 			state = "  [not loaded: see diagnostics]"
 		}
-		fmt.Fprintf(tw, "%s %s%s\n", e.Name, e.Version, state)
-		fmt.Fprintf(tw, "  source\t%s: %s\n", e.Source, e.Dir)
-		fmt.Fprintf(tw, "  hooks\t%s\n", orNone(strings.Join(e.Hooks, ", ")))
+		fmt.Fprintf(tw, "%s %s%s\n", esc(e.Name), esc(e.Version), state)
+		fmt.Fprintf(tw, "  source\t%s: %s\n", esc(e.Source), esc(e.Dir))
+		fmt.Fprintf(tw, "  hooks\t%s\n", orNone(strings.Join(escAll(e.Hooks), ", ")))
 		fmt.Fprintf(tw, "  commands\t%s\n", commandNames(e.Commands))
 		fmt.Fprintf(tw, "  requests\t%s\n", capsText(e.Requested))
 		granted := capsText(e.Granted)
 		if e.StaleGrant {
-			granted += " (the stored grant is for another build of the module; grant again with pi ext install PATH --yes, or --grant " + e.Name + " for one run)"
+			granted += " (the stored grant is for another build of the module; grant again with pi ext install PATH --yes, or --grant " + esc(e.Name) + " for one run)"
 		}
 		fmt.Fprintf(tw, "  granted\t%s\n", granted)
 	}

@@ -68,7 +68,7 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		Lazy:        true,
 		Log: func(ext, level, msg string) {
 			if c.verbose {
-				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", ext, level, msg)
+				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", esc(ext), esc(level), esc(msg))
 			}
 		},
 	})
@@ -242,7 +242,7 @@ func (a *app) askGrants(c *common, dirs []string, store *host.GrantStore) error 
 		if in == nil {
 			in = bufio.NewReader(a.stdin)
 		}
-		fmt.Fprintf(a.stderr, "extension %s (%s) asks for: %s\ngrant it? [y/N] ", m.Name, d, capsText(m.Capabilities))
+		fmt.Fprintf(a.stderr, "extension %s (%s) asks for: %s\ngrant it? [y/N] ", esc(m.Name), esc(d), capsText(m.Capabilities))
 		line, _ := in.ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":

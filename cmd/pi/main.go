@@ -37,6 +37,9 @@ type app struct {
 	home           string
 	wd             string
 	isTerminal     bool
+	// outTerminal reports whether stdout is a terminal: text from files,
+	// extensions and providers is then escaped for display (see display).
+	outTerminal bool
 }
 
 func main() {
@@ -47,7 +50,7 @@ func main() {
 	a := &app{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, home: home, wd: wd,
-		isTerminal: isTerminal(os.Stdin),
+		isTerminal: isTerminal(os.Stdin), outTerminal: isTerminal(os.Stdout),
 	}
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
@@ -101,13 +104,13 @@ func (a *app) exitCode(err error) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(a.stderr, "pi: %v\n", err)
+		fmt.Fprintf(a.stderr, "pi: %s\n", errorText(err))
 		return exitUsage
 	}
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(a.stderr, "pi: %v\n", err)
+	fmt.Fprintf(a.stderr, "pi: %s\n", errorText(err))
 	return exitFailure
 }
 

@@ -91,7 +91,7 @@ func (a *app) cmdPrompt(ctx context.Context, args []string) error {
 		return explainTable(a.stdout, p)
 	default:
 		printDiagnostics(a.stderr, diags)
-		_, err := io.WriteString(a.stdout, text+"\n")
+		_, err := io.WriteString(a.stdout, a.display(text)+"\n")
 		return err
 	}
 }
@@ -101,7 +101,7 @@ func explainTable(w io.Writer, p *session.Prepared) error {
 	fmt.Fprintln(tw, "SECTION\tORDER\tSOURCE\tBYTES\t~TOKENS")
 	total := 0
 	for _, s := range p.Rendered.Sections {
-		fmt.Fprintf(tw, "%s\t%g\t%s\t%d\t%d\n", s.Name, s.Order, s.Source, len(s.Text), approxTokens(len(s.Text)))
+		fmt.Fprintf(tw, "%s\t%g\t%s\t%d\t%d\n", esc(s.Name), s.Order, esc(s.Source), len(s.Text), approxTokens(len(s.Text)))
 	}
 	total = len(p.Rendered.Text)
 	fmt.Fprintf(tw, "total\t\t\t%d\t%d\n", total, approxTokens(total))
@@ -109,10 +109,10 @@ func explainTable(w io.Writer, p *session.Prepared) error {
 		return err
 	}
 	if p.Forced != nil {
-		fmt.Fprintf(w, "\nforced prompt from extension:%s (%d bytes) replaces all of the above in the next request only\n", p.Forced.Extension, len(p.Forced.Text))
+		fmt.Fprintf(w, "\nforced prompt from extension:%s (%d bytes) replaces all of the above in the next request only\n", esc(p.Forced.Extension), len(p.Forced.Text))
 	}
 	for _, m := range p.Messages {
-		fmt.Fprintf(w, "injected message from extension:%s (%d bytes)\n", m.Extension, len(m.Text))
+		fmt.Fprintf(w, "injected message from extension:%s (%d bytes)\n", esc(m.Extension), len(m.Text))
 	}
 	return nil
 }

@@ -163,21 +163,21 @@ func printResources(a *app, r resourcesJSON) error {
 	if r.Trust.Trusted {
 		trust = "trusted"
 	}
-	fmt.Fprintf(tw, "project\t%s (%s: %s)\n", r.Cwd, trust, r.Trust.Reason)
-	fmt.Fprintf(tw, "agent dir\t%s\n", r.AgentDir)
+	fmt.Fprintf(tw, "project\t%s (%s: %s)\n", esc(r.Cwd), trust, esc(r.Trust.Reason))
+	fmt.Fprintf(tw, "agent dir\t%s\n", esc(r.AgentDir))
 	section := func(title string, n int) {
 		fmt.Fprintf(tw, "\n%s (%d)\n", title, n)
 	}
 	section("context files", len(r.ContextFiles))
 	for _, f := range r.ContextFiles {
-		fmt.Fprintf(tw, "  %s\t%d bytes\n", f.Path, f.Bytes)
+		fmt.Fprintf(tw, "  %s\t%d bytes\n", esc(f.Path), f.Bytes)
 	}
 	section("prompt sources", len(r.Append)+boolInt(r.SystemPrompt != nil))
 	if r.SystemPrompt != nil {
-		fmt.Fprintf(tw, "  system prompt\t%s\t%d bytes\n", r.SystemPrompt.Source, r.SystemPrompt.Bytes)
+		fmt.Fprintf(tw, "  system prompt\t%s\t%d bytes\n", esc(r.SystemPrompt.Source), r.SystemPrompt.Bytes)
 	}
 	for _, s := range r.Append {
-		fmt.Fprintf(tw, "  append\t%s\t%d bytes\n", s.Source, s.Bytes)
+		fmt.Fprintf(tw, "  append\t%s\t%d bytes\n", esc(s.Source), s.Bytes)
 	}
 	section("skills", len(r.Skills))
 	for _, s := range r.Skills {
@@ -185,29 +185,29 @@ func printResources(a *app, r resourcesJSON) error {
 		if !s.Visible {
 			vis = "hidden (disable-model-invocation)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, vis, s.Path, truncate(s.Description, 60))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", esc(s.Name), vis, esc(s.Path), esc(truncate(s.Description, 60)))
 	}
 	section("prompt templates", len(r.Templates))
 	for _, t := range r.Templates {
-		fmt.Fprintf(tw, "  /%s %s\t%s\t%s\n", t.Name, t.ArgumentHint, t.Path, t.Description)
+		fmt.Fprintf(tw, "  /%s %s\t%s\t%s\n", esc(t.Name), esc(t.ArgumentHint), esc(t.Path), esc(t.Description))
 	}
 	section("settings files", len(r.Settings))
 	for _, f := range r.Settings {
-		fmt.Fprintf(tw, "  %s\n", f)
+		fmt.Fprintf(tw, "  %s\n", esc(f))
 	}
 	for _, s := range r.Sections {
-		fmt.Fprintf(tw, "  section %s\t%s\t%d bytes\n", s.Name, s.Source, s.Bytes)
+		fmt.Fprintf(tw, "  section %s\t%s\t%d bytes\n", esc(s.Name), esc(s.Source), s.Bytes)
 	}
 	section("extensions", len(r.Extensions))
 	for _, x := range r.Extensions {
-		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", x.Name, x.Version, strings.Join(x.Hooks, ","), x.Dir)
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", esc(x.Name), esc(x.Version), strings.Join(escAll(x.Hooks), ","), esc(x.Dir))
 	}
 	for _, cmd := range r.Commands {
-		fmt.Fprintf(tw, "  /%s %s\textension:%s\t%s\n", cmd.Name, cmd.ArgumentHint, cmd.Extension, cmd.Description)
+		fmt.Fprintf(tw, "  /%s %s\textension:%s\t%s\n", esc(cmd.Name), esc(cmd.ArgumentHint), esc(cmd.Extension), esc(cmd.Description))
 	}
 	section("prompt sections", len(r.Prompt))
 	for _, sec := range r.Prompt {
-		fmt.Fprintf(tw, "  %s\t%g\t%s\t%d bytes\n", sec.Name, sec.Order, sec.Source, sec.Bytes)
+		fmt.Fprintf(tw, "  %s\t%g\t%s\t%d bytes\n", esc(sec.Name), sec.Order, esc(sec.Source), sec.Bytes)
 	}
 	section("diagnostics", len(r.Diagnostics))
 	if err := tw.Flush(); err != nil {

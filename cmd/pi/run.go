@@ -75,7 +75,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	defer tr.Close()
 	for _, p := range tr.Problems {
-		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", tr.Path, p.Line, p.Message)
+		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
 	}
 
 	runner := &session.Runner{
@@ -88,7 +88,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 			events.emit(map[string]any{"type": "delta", "text": s})
 			return
 		}
-		io.WriteString(a.stdout, s)
+		io.WriteString(a.stdout, a.display(s))
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
@@ -114,7 +114,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 			return nil
 		}
 		if turn.Input.Show != "" {
-			fmt.Fprintln(a.stdout, turn.Input.Show)
+			fmt.Fprintln(a.stdout, a.display(turn.Input.Show))
 		}
 		return nil
 	case r.dryRun:
@@ -122,7 +122,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 			events.emit(map[string]any{"type": "request", "body": json.RawMessage(turn.Body)})
 			return nil
 		}
-		_, err := fmt.Fprintf(a.stdout, "%s\n", turn.Body)
+		_, err := fmt.Fprintf(a.stdout, "%s\n", a.display(string(turn.Body)))
 		return err
 	}
 	if events.on {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/termtext"
 	"github.com/spf13/pflag"
 )
 
@@ -60,19 +61,19 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 		return writeJSON(a.stdout, out)
 	}
 	for _, p := range tr.Problems {
-		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", tr.Path, p.Line, p.Message)
+		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
 	}
 	if *req < 0 {
-		fmt.Fprintf(a.stdout, "session %s  cwd %s  started %s\n\n", tr.Header.ID, tr.Header.Cwd, tr.Header.Timestamp)
+		fmt.Fprintf(a.stdout, "session %s  cwd %s  started %s\n\n", esc(tr.Header.ID), esc(tr.Header.Cwd), esc(tr.Header.Timestamp))
 		for i, e := range tr.Entries {
 			fmt.Fprintf(a.stdout, "%3d  %s\n", i, describeEntry(e))
 		}
 		fmt.Fprintln(a.stdout)
 	}
 	for _, r := range requests {
-		fmt.Fprintf(a.stdout, "request %d → %s\n", r.Index, r.Route)
+		fmt.Fprintf(a.stdout, "request %d → %s\n", r.Index, esc(r.Route))
 		for _, m := range r.Messages {
-			fmt.Fprintf(a.stdout, "  [%s] %s\n", m.Role, indent(m.Content))
+			fmt.Fprintf(a.stdout, "  [%s] %s\n", esc(m.Role), indent(termtext.EscapeLines(m.Content)))
 		}
 	}
 	return nil
@@ -88,18 +89,18 @@ func describeEntry(e session.Entry) string {
 			var names []string
 			for _, p := range e.Message.Sections {
 				if p.Text == nil {
-					names = append(names, "-"+p.Name)
+					names = append(names, "-"+esc(p.Name))
 				} else {
-					names = append(names, p.Name)
+					names = append(names, esc(p.Name))
 				}
 			}
 			return fmt.Sprintf("system  sections: %s", strings.Join(names, " "))
 		}
 		from := ""
 		if e.Extension != "" {
-			from = " (from extension:" + e.Extension + ")"
+			from = " (from extension:" + esc(e.Extension) + ")"
 		}
-		return fmt.Sprintf("%-9s%s %s", e.Message.Role, from, strconv.Quote(truncate(e.Message.Content.Text(), 70)))
+		return fmt.Sprintf("%-9s%s %s", esc(e.Message.Role), from, strconv.Quote(truncate(e.Message.Content.Text(), 70)))
 	case session.TypeProjection:
 		var ops []string
 		for _, c := range e.Commits {
@@ -114,13 +115,13 @@ func describeEntry(e session.Entry) string {
 		return "context  " + strconv.Quote(truncate(e.Text, 70))
 	case session.TypeRequest:
 		if e.Forced != "" {
-			return "request → " + e.Route + "  (system text forced by extension:" + e.Forced + "; the forced text is not stored)"
+			return "request → " + esc(e.Route) + "  (system text forced by extension:" + esc(e.Forced) + "; the forced text is not stored)"
 		}
-		return "request → " + e.Route
+		return "request → " + esc(e.Route)
 	case session.TypeError:
-		return "error  " + e.Text
+		return "error  " + esc(e.Text)
 	}
-	return e.Type + " (passed through)"
+	return esc(e.Type) + " (passed through)"
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
