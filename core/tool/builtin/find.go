@@ -107,5 +107,5 @@ func (e Env) runFind(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	if len(found) == 0 {
 		return tool.TextResult("No files match the pattern."), nil
 	}
-	return listResult(found, more, limit, "results", "resultLimitReached", ", or narrow the pattern"), nil
+	return listResult(found, more, limit, "result", "results", "resultLimitReached", ", or narrow the pattern"), nil
 }

@@ -213,7 +213,7 @@ func (e Env) runGrep(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	d := map[string]any{}
 	var notes []string
 	if g.moreExists {
-		notes = append(notes, fmt.Sprintf("Stopped at %d matches; there are more. Pass limit=%d to see more, or narrow the pattern", g.limit, 2*g.limit))
+		notes = append(notes, fmt.Sprintf("Stopped at %d match%s; there are more. Pass limit=%d to see more, or narrow the pattern", g.limit, pluralES(g.limit), 2*g.limit))
 		d["matchLimitReached"] = g.limit
 	}
 	if tr.Truncated {
@@ -231,4 +231,11 @@ func (e Env) runGrep(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	}
 	r.Content = []tool.Part{{Type: "text", Text: text}}
 	return r, nil
+}
+
+func pluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
 }

@@ -66,18 +66,22 @@ func (e Env) runLs(ctx context.Context, call tool.Call, _ tool.Update) (tool.Res
 	if len(out) == 0 {
 		return tool.TextResult("(empty directory)"), nil
 	}
-	return listResult(out, more, limit, "entries", "entryLimitReached", ""), nil
+	return listResult(out, more, limit, "entry", "entries", "entryLimitReached", ""), nil
 }
 
 // listResult joins lines, cuts them at the byte limit and adds a notice
-// for each limit reached. what names the items ("entries", "results");
+// for each limit reached. one and what name an item and several ("entry",
+// "entries");
 // key is the details field that records the limit.
-func listResult(lines []string, more bool, limit int, what, key, extra string) tool.Result {
+func listResult(lines []string, more bool, limit int, one, what, key, extra string) tool.Result {
 	tr := tool.TruncateHead(strings.Join(lines, "\n"), int(^uint(0)>>1), tool.DefaultMaxBytes)
 	text := tr.Text
 	d := map[string]any{}
 	var notes []string
 	if more {
+		if limit == 1 {
+			what = one
+		}
 		notes = append(notes, fmt.Sprintf("Stopped at %d %s; there are more. Pass limit=%d to see more%s", limit, what, 2*limit, extra))
 		d[key] = limit
 	}
