@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/sandbox"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
 )
 
 // world is a scratch layout: a working tree, a temp dir, a home and a
@@ -49,30 +50,35 @@ func (w world) policy(t *testing.T, flags sandbox.Flags) *sandbox.Policy {
 	return p
 }
 
-// run runs script the way the bash tool does, through sandbox.Shell.
+// run runs script through the real bash tool, bound to p the way pi binds
+// it, and returns the result text and 1 for a failed call, 0 otherwise.
 func run(t *testing.T, p *sandbox.Policy, dir, script string) (string, int) {
+	t.Helper()
+	res := runTool(t, p, dir, "bash", map[string]any{"command": script, "timeout": float64(60)})
+	if res.IsError {
+		return res.Text(), 1
+	}
+	return res.Text(), 0
+}
+
+func runTool(t *testing.T, p *sandbox.Policy, dir, name string, args map[string]any) tool.Result {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd, err := sandbox.Shell{Policy: p, Exe: exe}.Command(ctx, script, dir, append(os.Environ(), "HOME="+filepath.Join(dir, "..", "home")))
-	if err != nil {
-		t.Fatal(err)
+	env := p.Apply(builtin.Env{Cwd: dir, Home: filepath.Join(dir, "..", "home"), Env: []string{"HOME=" + filepath.Join(dir, "..", "home")}}, exe)
+	for _, tl := range p.AnnotateBash(builtin.Tools(env)) {
+		if tl.Name == name {
+			res, err := tl.Run(context.Background(), tool.Call{ID: "1", Name: name, Args: args}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), code
+	t.Fatalf("no tool %s", name)
+	return tool.Result{}
 }
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
@@ -160,9 +166,8 @@ func TestHostileCommands(t *testing.T) {
 	})
 	t.Run("denial is explained", func(t *testing.T) {
 		out, code := run(t, p, w.tree, "touch "+filepath.Join(w.sibling, "z"))
-		note := p.Explain(out, code)
-		if code == 0 || !strings.Contains(note, filepath.Join(w.sibling, "z")) {
-			t.Errorf("exit %d output %q note %q", code, out, note)
+		if code == 0 || !strings.Contains(out, "The sandbox (mode workspace) refused writing "+filepath.Join(w.sibling, "z")) {
+			t.Errorf("exit %d result %q", code, out)
 		}
 	})
 	t.Run("allowed", func(t *testing.T) {
@@ -280,5 +285,71 @@ func BenchmarkBashCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFileTools checks that write and edit refuse what bash cannot do,
+// through symlinks and "..", and still work inside the roots. The Guard
+// needs no kernel support, so this runs everywhere.
+func TestFileTools(t *testing.T) {
+	w := newWorld(t)
+	p, err := sandbox.Build(sandbox.Inputs{Cwd: w.tree, Home: w.home, Tmp: w.tmp, Flags: sandbox.Flags{Mode: "workspace"}})
+	if err != nil && !errors.Is(err, sandbox.ErrNotEnforced) {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(w.sibling, filepath.Join(w.tree, "planted")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(w.sibling, "existing"), filepath.Join(w.tree, "planted-file")); err != nil {
+		t.Fatal(err)
+	}
+	refused := []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"write via dot-dot", "write", map[string]any{"path": "../sibling/new", "content": "x"}},
+		{"write via dir symlink", "write", map[string]any{"path": "planted/new2", "content": "x"}},
+		{"write via file symlink", "write", map[string]any{"path": "planted-file", "content": "pwned"}},
+		{"write new dirs via symlink", "write", map[string]any{"path": "planted/a/b/c", "content": "x"}},
+		{"write absolute", "write", map[string]any{"path": filepath.Join(w.home, ".profile"), "content": "x"}},
+		{"write home tilde", "write", map[string]any{"path": "~/.profile", "content": "x"}},
+		{"edit via file symlink", "edit", map[string]any{"path": "planted-file", "edits": []any{map[string]any{"oldText": "original", "newText": "pwned"}}}},
+		{"edit via dot-dot", "edit", map[string]any{"path": "../sibling/existing", "edits": []any{map[string]any{"oldText": "original", "newText": "pwned"}}}},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runTool(t, p, w.tree, tt.tool, tt.args)
+			if !res.IsError || !strings.Contains(res.Text(), "writableRoots") {
+				t.Errorf("result %+v, want a refusal naming the setting", res)
+			}
+		})
+	}
+	for _, f := range []string{"new", "new2", "a"} {
+		if exists(filepath.Join(w.sibling, f)) {
+			t.Errorf("%s was created outside the tree", f)
+		}
+	}
+	if exists(filepath.Join(w.home, ".profile")) {
+		t.Error("home was written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.sibling, "existing")); string(b) != "original\n" {
+		t.Errorf("outside file changed: %q", b)
+	}
+	res := runTool(t, p, w.tree, "read", map[string]any{"path": "planted-file"})
+	if res.IsError || !strings.Contains(res.Text(), "original") {
+		t.Errorf("reading through a symlink outside the tree: %+v", res)
+	}
+	res = runTool(t, p, w.tree, "write", map[string]any{"path": "sub/ok.txt", "content": "fine"})
+	if res.IsError {
+		t.Errorf("write inside the tree: %+v", res)
+	}
+	res = runTool(t, p, w.tree, "edit", map[string]any{"path": "sub/ok.txt", "edits": []any{map[string]any{"oldText": "fine", "newText": "better"}}})
+	if b, _ := os.ReadFile(filepath.Join(w.tree, "sub", "ok.txt")); res.IsError || string(b) != "better" {
+		t.Errorf("edit inside the tree: %+v, file %q", res, b)
+	}
+	off, _ := sandbox.Build(sandbox.Inputs{Cwd: w.tree, Home: w.home, Tmp: w.tmp, Flags: sandbox.Flags{Mode: "off"}})
+	if res := runTool(t, off, w.tree, "write", map[string]any{"path": "../sibling/control", "content": "x"}); res.IsError || !exists(filepath.Join(w.sibling, "control")) {
+		t.Errorf("control: mode off should write outside: %+v", res)
 	}
 }

@@ -46,10 +46,17 @@ type Shell struct {
 // it runs pi's helper, which confines itself and then executes bash, so
 // everything the script starts, including processes left in the
 // background, stays confined. The caller sets pipes and process options.
-func (s Shell) Command(ctx context.Context, script, dir string, env []string) (*exec.Cmd, error) {
+func (s Shell) Command(_ context.Context, script, dir string, env []string) (*exec.Cmd, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, errors.New("bash is not installed or not on PATH")
+	}
+	// exec.Command, not CommandContext: the bash tool kills the whole
+	// process group on cancellation, which killing the helper alone would
+	// not do.
 	var cmd *exec.Cmd
 	if s.Policy == nil || !s.Policy.Confined() {
-		cmd = exec.CommandContext(ctx, "bash", "-c", script)
+		cmd = exec.Command(bash, "-c", script)
 	} else {
 		if s.Exe == "" {
 			return nil, errors.New("sandbox: no pi executable to start the confining helper")
@@ -58,7 +65,7 @@ func (s Shell) Command(ctx context.Context, script, dir string, env []string) (*
 		if err != nil {
 			return nil, err
 		}
-		cmd = exec.CommandContext(ctx, s.Exe, HelperArg, string(js), "--", "bash", "-c", script)
+		cmd = exec.Command(s.Exe, HelperArg, string(js), "--", bash, "-c", script)
 	}
 	cmd.Dir = dir
 	cmd.Env = env

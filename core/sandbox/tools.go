@@ -1,0 +1,60 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
+)
+
+// Guard returns the built-in file tools' Guard for p: reading is allowed
+// everywhere; writing only where [Policy.CheckWrite] allows it.
+func (p *Policy) Guard() func(op builtin.Access, resolved string) error {
+	return func(op builtin.Access, resolved string) error {
+		if op != builtin.Write {
+			return nil
+		}
+		return p.CheckWrite(resolved)
+	}
+}
+
+// Apply returns env with p's Guard (after any Guard env already has) and
+// a [Shell] that starts bash through exe, the pi executable.
+func (p *Policy) Apply(env builtin.Env, exe string) builtin.Env {
+	g := p.Guard()
+	if prev := env.Guard; prev != nil {
+		env.Guard = func(op builtin.Access, resolved string) error {
+			if err := prev(op, resolved); err != nil {
+				return err
+			}
+			return g(op, resolved)
+		}
+	} else {
+		env.Guard = g
+	}
+	env.Shell = Shell{Policy: p, Exe: exe}
+	return env
+}
+
+// AnnotateBash wraps the tool named "bash" in tools so that a failed call
+// whose output looks like a sandbox denial gets [Policy.Explain]'s note as
+// an extra text part. Other tools are returned unchanged.
+func (p *Policy) AnnotateBash(tools []tool.Tool) []tool.Tool {
+	out := append([]tool.Tool(nil), tools...)
+	for i := range out {
+		if out[i].Name != "bash" || out[i].Run == nil {
+			continue
+		}
+		run := out[i].Run
+		out[i].Run = func(ctx context.Context, call tool.Call, update tool.Update) (tool.Result, error) {
+			res, err := run(ctx, call, update)
+			if err == nil && res.IsError {
+				if note := p.Explain(res.Text(), 1); note != "" {
+					res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: note})
+				}
+			}
+			return res, err
+		}
+	}
+	return out
+}
