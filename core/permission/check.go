@@ -1,0 +1,314 @@
+package permission
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Outcome is what a decision says about a call.
+type Outcome string
+
+// Outcomes.
+const (
+	Allow Outcome = "allow"
+	Ask   Outcome = "ask"
+	Deny  Outcome = "deny"
+)
+
+// Decision is the verdict on one call, with where it came from, for the
+// transcript and for the model when the call is refused.
+type Decision struct {
+	Outcome Outcome `json:"outcome"`
+	// Rule is the rule that decided, as written; empty for the default.
+	Rule string `json:"rule,omitempty"`
+	// Source is the rule's settings file, "session" (an earlier answer),
+	// "user" (an answer to this call) or "default".
+	Source string `json:"source"`
+	// Reason says why, in words the model and the user can act on.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Request is one tool call as the rules see it.
+type Request struct {
+	Tool string
+	// Command is the bash script, for bash.
+	Command string
+	// Path is the resolved path the call touches, for the file tools (the
+	// working directory when grep, find or ls name none).
+	Path string
+}
+
+// Checker applies rules. It is safe for concurrent use; answers of
+// "always" add session rules to it.
+type Checker struct {
+	rules Rules
+	// Default is the outcome when no rule decides; nil means Allow. The
+	// caller sets it from its mode (for example ask for destructive tools
+	// when the sandbox is off).
+	Default func(Request) Outcome
+
+	mu      sync.Mutex
+	session []Rule
+}
+
+// NewChecker returns a Checker over rules.
+func NewChecker(rules Rules) *Checker { return &Checker{rules: rules} }
+
+// Check decides req without asking anyone: deny rules first, then allow
+// rules the user added this session, then ask rules, then allow rules,
+// then the default. A bash command is denied (or asked about) when any of
+// its simple commands matches; it is allowed by rules only when every one
+// of them is.
+func (c *Checker) Check(req Request) Decision {
+	req.Tool = strings.ToLower(req.Tool)
+	m := newMatcher(req)
+	if r, ok := m.any(c.rules.Deny); ok {
+		return Decision{Outcome: Deny, Rule: r.String(), Source: r.Source, Reason: fmt.Sprintf("refused by the deny rule %s in %s", r, r.Source)}
+	}
+	c.mu.Lock()
+	session := append([]Rule(nil), c.session...)
+	c.mu.Unlock()
+	if r, ok := m.all(session); ok {
+		return Decision{Outcome: Allow, Rule: r.String(), Source: "session", Reason: "allowed by the user earlier in this session"}
+	}
+	if r, ok := m.any(c.rules.Ask); ok {
+		return Decision{Outcome: Ask, Rule: r.String(), Source: r.Source, Reason: fmt.Sprintf("the ask rule %s in %s wants the user's approval", r, r.Source)}
+	}
+	if r, ok := m.all(c.rules.Allow); ok {
+		return Decision{Outcome: Allow, Rule: r.String(), Source: r.Source}
+	}
+	out := Allow
+	if c.Default != nil {
+		out = c.Default(req)
+	}
+	d := Decision{Outcome: out, Source: "default"}
+	if out != Allow {
+		d.Reason = fmt.Sprintf("no rule allows %s here, and the default is %s", req.Tool, out)
+	}
+	return d
+}
+
+// matcher holds a request's parsed form.
+type matcher struct {
+	req      Request
+	cmds     []Command
+	parseErr error
+}
+
+func newMatcher(req Request) *matcher {
+	m := &matcher{req: req}
+	if req.Tool == "bash" {
+		m.cmds, m.parseErr = Commands(req.Command)
+	}
+	return m
+}
+
+// any returns the first rule for the tool that matches any part of the
+// call (the deny and ask test).
+func (m *matcher) any(rules []Rule) (Rule, bool) {
+	for _, r := range rules {
+		if r.Tool != m.req.Tool {
+			continue
+		}
+		if r.Pattern == "" {
+			return r, true
+		}
+		if m.req.Tool != "bash" {
+			if r.matchPath(m.req.Path) {
+				return r, true
+			}
+			continue
+		}
+		if m.parseErr != nil {
+			// Unparsable: match the rule against the raw text, split on
+			// white space, so a deny rule errs on the side of refusing.
+			words := strings.Fields(m.req.Command)
+			if r.matchWords(words) || (r.glob != "" && globMatch("*"+r.glob+"*", strings.Join(words, " "))) {
+				return r, true
+			}
+			continue
+		}
+		for _, c := range m.cmds {
+			if r.matchWords(c.Words) {
+				return r, true
+			}
+			for _, in := range c.Inner {
+				if r.matchWords(in.Words) {
+					return r, true
+				}
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// all returns a rule that allows the call: a pattern-less rule for the
+// tool, a path rule matching the path, or, for bash, rules covering every
+// simple command. A command whose name is not literal is never covered;
+// a command run through sudo or doas is covered only by a rule naming the
+// wrapper. The first rule used is returned.
+func (m *matcher) all(rules []Rule) (Rule, bool) {
+	var first *Rule
+	for i, r := range rules {
+		if r.Tool != m.req.Tool {
+			continue
+		}
+		if r.Pattern == "" || (m.req.Tool != "bash" && r.matchPath(m.req.Path)) {
+			return r, true
+		}
+		if first == nil && m.req.Tool == "bash" {
+			first = &rules[i]
+		}
+	}
+	if first == nil || m.parseErr != nil || len(m.cmds) == 0 {
+		return Rule{}, false
+	}
+	var used *Rule
+	for _, c := range m.cmds {
+		r, ok := coveredBy(c, rules, m.req.Tool)
+		if !ok {
+			return Rule{}, false
+		}
+		if used == nil {
+			used = r
+		}
+	}
+	return *used, true
+}
+
+func coveredBy(c Command, rules []Rule, tool string) (*Rule, bool) {
+	for i := range rules {
+		r := &rules[i]
+		if r.Tool != tool || r.Pattern == "" {
+			continue
+		}
+		if !c.Dynamic && r.matchWords(c.Words) {
+			return r, true
+		}
+		for _, in := range c.Inner {
+			if !in.Privileged && !in.Dynamic && r.matchWords(in.Words) {
+				return r, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Choice is a person's answer to a question.
+type Choice int
+
+// Choices.
+const (
+	// DenyCall refuses this call.
+	DenyCall Choice = iota
+	// AllowOnce runs this call only.
+	AllowOnce
+	// AllowAlways runs this call and adds Answer.Rule (or the suggested
+	// rule) to the session's allow rules.
+	AllowAlways
+)
+
+// Question is what the interactive session or an RPC client is asked.
+type Question struct {
+	Tool    string `json:"tool"`
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+	// Rule and Source name the ask rule (empty for a default of ask).
+	Rule   string `json:"rule,omitempty"`
+	Source string `json:"source,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Suggested is the rule to offer for "allow always".
+	Suggested string `json:"suggested"`
+}
+
+// Answer is a person's answer. Rule, for AllowAlways, replaces the
+// suggested rule; it must parse and be for the same tool.
+type Answer struct {
+	Choice Choice `json:"choice"`
+	Rule   string `json:"rule,omitempty"`
+}
+
+// Asker puts a question to a person. Implementations must return when ctx
+// is done.
+type Asker interface {
+	Ask(ctx context.Context, q Question) (Answer, error)
+}
+
+// Decide is Check, then, for an ask, the question: with a nil asker (print
+// and JSON modes) an ask becomes a deny whose reason tells the model and
+// the user how to allow the call, so pi never waits; an error or a
+// cancelled context also denies. paths resolves a rule typed as an
+// answer.
+func (c *Checker) Decide(ctx context.Context, req Request, asker Asker, paths Paths) Decision {
+	d := c.Check(req)
+	if d.Outcome != Ask {
+		return d
+	}
+	q := Question{Tool: req.Tool, Command: req.Command, Path: req.Path, Rule: d.Rule, Source: d.Source, Reason: d.Reason, Suggested: Suggest(req, paths)}
+	if asker == nil {
+		return Decision{Outcome: Deny, Rule: d.Rule, Source: d.Source, Reason: fmt.Sprintf(
+			"this call needs the user's approval (%s) and nobody can be asked in this mode. Do not retry it; the user can allow it by adding %q to \"allow\" under \"permissions\" in settings, or by running pi interactively",
+			d.Reason, q.Suggested)}
+	}
+	a, err := asker.Ask(ctx, q)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return Decision{Outcome: Deny, Rule: d.Rule, Source: d.Source, Reason: fmt.Sprintf("the user could not be asked (%v)", err)}
+	}
+	switch a.Choice {
+	case AllowOnce:
+		return Decision{Outcome: Allow, Rule: d.Rule, Source: "user", Reason: "allowed once by the user"}
+	case AllowAlways:
+		text := a.Rule
+		if text == "" {
+			text = q.Suggested
+		}
+		r, err := ParseRule(text, paths)
+		if err != nil || r.Tool != strings.ToLower(req.Tool) {
+			return Decision{Outcome: Allow, Rule: d.Rule, Source: "user", Reason: fmt.Sprintf("allowed once by the user (the rule %q was not kept: it does not parse or is for another tool)", text)}
+		}
+		r.Source = "session"
+		c.mu.Lock()
+		c.session = append(c.session, r)
+		c.mu.Unlock()
+		return Decision{Outcome: Allow, Rule: r.String(), Source: "user", Reason: "allowed by the user for the rest of the session"}
+	}
+	return Decision{Outcome: Deny, Rule: d.Rule, Source: "user", Reason: "the user refused this call"}
+}
+
+// Suggest proposes a rule that would allow req: for bash, the first one or
+// two words of its first command in prefix form (bash(git push:*)); for a
+// path tool, the path's directory (edit(/src/app/**)); otherwise the tool.
+func Suggest(req Request, paths Paths) string {
+	tool := strings.ToLower(req.Tool)
+	switch {
+	case tool == "bash":
+		cmds, err := Commands(req.Command)
+		if err != nil || len(cmds) == 0 || cmds[0].Dynamic {
+			return tool
+		}
+		w := cmds[0].Words
+		n := 1
+		if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.=$*?") {
+			n = 2
+		}
+		for _, x := range w[:n] {
+			if strings.ContainsAny(x, " ()\"'\\") {
+				return tool
+			}
+		}
+		return tool + "(" + strings.Join(w[:n], " ") + ":*)"
+	case pathTools[tool] && req.Path != "":
+		dir := filepath.Dir(req.Path)
+		if paths.Cwd != "" && (req.Path == paths.Cwd || strings.HasPrefix(req.Path, paths.Cwd+string(filepath.Separator))) {
+			dir = paths.Cwd
+		}
+		return tool + "(" + filepath.ToSlash(dir) + "/**)"
+	}
+	return tool
+}
