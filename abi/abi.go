@@ -76,6 +76,22 @@ const (
 	HostReadFile = "pi_read_file"
 )
 
+// The same services in Extism's own conventions, for guests built with a
+// stock Extism PDK (which reads its event as the Extism input, answers
+// with Extism's output and logs with Extism's log functions). Arguments
+// and results are offsets of Extism memory blocks:
+//
+//	pi_fetch_block(key i64) i64
+//	pi_read_file_block(path i64) i64
+//
+// A non-negative result is the offset of a new block holding the value
+// (read its length with Extism's length); a negative result is one of the
+// Err* codes.
+const (
+	HostFetchBlock    = "pi_fetch_block"
+	HostReadFileBlock = "pi_read_file_block"
+)
+
 // Negative results of pi_fetch and pi_read_file.
 const (
 	// ErrNotFound: pi_fetch was given an unknown key, or pi_read_file a

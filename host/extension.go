@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/piwasm/pi/abi"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -40,14 +39,17 @@ type Extension struct {
 	exports     []string
 	compileTime time.Duration
 
-	compiled *extism.CompiledPlugin
-	// plugin is what compiling needs, kept for lazy extensions.
-	plugin    extism.Manifest
-	pluginCfg extism.PluginConfig
+	// wrt is the extension's own wazero runtime (its memory limit is a
+	// runtime setting); it holds the WASI, Extism kernel and pi host
+	// modules and the compiled guest. Nil until compiled.
+	wrt      wazero.Runtime
+	compiled wazero.CompiledModule
+	rcfg     wazero.RuntimeConfig
 
 	mu      sync.Mutex
 	inst    *instance
 	call    *callState // the call in progress (host functions read it)
+	live    *instance  // the instance host functions work on
 	closed  bool
 	retired int
 }
@@ -101,13 +103,14 @@ func (e *Extension) compile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	manifest := e.plugin
-	manifest.Wasm = []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}}
-	compiled, err := extism.NewCompiledPlugin(ctx, manifest, e.pluginCfg, e.hostFunctions())
+	rt := wazero.NewRuntimeWithConfig(ctx, e.rcfg)
+	compiled, err := e.instantiateHost(ctx, rt, wasm)
 	e.compileTime = time.Since(start)
 	if err != nil {
+		rt.Close(ctx)
 		return err
 	}
+	e.wrt = rt
 	e.compiled = compiled
 	return nil
 }
@@ -222,10 +225,10 @@ func (e *Extension) Close(ctx context.Context) error {
 		e.inst = nil
 	}
 	e.rt.forget(e)
-	if e.compiled == nil {
+	if e.wrt == nil {
 		return nil
 	}
-	return e.compiled.Close(ctx)
+	return e.wrt.Close(ctx)
 }
 
 // open compiles pkg, warms one instance and verifies its exports and ABI
@@ -253,24 +256,14 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 	}
 	e.config = cfg
 
-	rc := wazero.NewRuntimeConfig().
+	e.rcfg = wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(e.limits.MemoryMiB) * 16).
 		WithCompilationCache(r.cache)
-	manifest := extism.Manifest{
-		AllowedHosts: caps.Network,
-		Memory: &extism.ManifestMemory{
-			MaxPages:             uint32(e.limits.MemoryMiB) * 16,
-			MaxHttpResponseBytes: int64(e.limits.OutputKiB) << 10,
-			MaxVarBytes:          64 << 10,
-		},
-	}
 	if pkg.importsErr != nil {
 		diag(DiagCompile, pkg.ModulePath, "%v", pkg.importsErr)
 		return nil, diags
 	}
-	e.plugin = manifest
-	e.pluginCfg = extism.PluginConfig{RuntimeConfig: rc, EnableWasi: true}
 	if r.cfg.Lazy && (len(m.Commands) > 0 || !m.Handles(abi.HookCommand)) {
 		return e.checkExportsStatically(diags)
 	}
@@ -289,7 +282,7 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		return fail(DiagInstantiate, "%v", err)
 	}
 	e.inst = inst
-	defs := inst.main.ExportedFunctionDefinitions()
+	defs := inst.mod.ExportedFunctionDefinitions()
 	for name := range defs {
 		e.exports = append(e.exports, name)
 	}
@@ -568,8 +561,14 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 
 	cctx, cancel := context.WithTimeout(ctx, e.timeout())
 	defer cancel()
-	rc, err := inst.call(cctx, export)
+	e.live = inst
+	rc, err := inst.call(cctx, export, event)
 	if err == nil && rc != 0 {
+		// A stock PDK reports a handler's failure by setting Extism's
+		// error and returning non-zero: the guest is in a known state.
+		if msg := inst.k.errorText(); msg != "" {
+			return nil, nil, e.callErr(hook, CauseGuestError, errors.New(msg))
+		}
 		err = fmt.Errorf("export returned %d", rc)
 	}
 	if err != nil {
@@ -583,11 +582,7 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	}
 	out = cs.out
 	if !cs.outputSet {
-		extOut, err := inst.extismOutput(cctx)
-		if err != nil {
-			e.retireLocked()
-			return nil, nil, e.callErr(hook, CauseBadEnvelope, fmt.Errorf("reading Extism output: %w", err))
-		}
+		extOut := inst.k.output()
 		if len(extOut) > cs.maxOutput {
 			e.retireLocked()
 			return nil, nil, e.callErr(hook, CauseOutputTooLarge, fmt.Errorf("output of %d bytes exceeds the limit of %d", len(extOut), cs.maxOutput))

@@ -2,11 +2,13 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/piwasm/pi/abi"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // maxKeyLen bounds keys, paths and log lines read from guest memory.
@@ -16,29 +18,81 @@ const (
 	maxLogLines = 1000
 )
 
-// hostFunctions returns the pi host functions bound to e. They run only
-// inside a call (e.call set, e.mu held by invoke) or during the warm-up
-// call, when they answer "not found".
-func (e *Extension) hostFunctions() []extism.HostFunction {
-	i32, i64 := extism.ValueTypeI32, extism.ValueTypeI64
-	fns := []extism.HostFunction{
-		extism.NewHostFunctionWithStack(abi.HostFetch, e.hostFetch, []extism.ValueType{i32, i32, i32, i32}, []extism.ValueType{i64}),
-		extism.NewHostFunctionWithStack(abi.HostOutput, e.hostOutput, []extism.ValueType{i32, i32}, nil),
-		extism.NewHostFunctionWithStack(abi.HostLog, e.hostLog, []extism.ValueType{i32, i32, i32}, nil),
-		extism.NewHostFunctionWithStack(abi.HostReadFile, e.hostReadFile, []extism.ValueType{i32, i32, i32, i32}, []extism.ValueType{i64}),
+// instantiateHost fills the extension's wazero runtime with the modules a
+// guest may import (WASI, Extism's kernel, the pi host functions) and
+// compiles the guest (or loads it from the compilation cache).
+func (e *Extension) instantiateHost(ctx context.Context, rt wazero.Runtime, wasm []byte) (wazero.CompiledModule, error) {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return nil, fmt.Errorf("WASI: %w", err)
 	}
-	for i := range fns {
-		fns[i].SetNamespace(abi.HostModule)
+	if err := e.defineKernel(ctx, rt); err != nil {
+		return nil, fmt.Errorf("Extism kernel: %w", err)
 	}
-	return fns
+	if err := e.defineHostFunctions(ctx, rt); err != nil {
+		return nil, fmt.Errorf("pi host functions: %w", err)
+	}
+	return rt.CompileModule(ctx, wasm)
 }
 
-// guestMem returns the memory of the instance in use.
-func (e *Extension) guestMem() api.Memory {
-	if e.inst == nil {
+// defineHostFunctions adds the pi host functions to the runtime. They run
+// only inside a call (e.call set, e.mu held by invoke) or while an instance
+// starts, when they answer "not found".
+//
+// The pi_* functions work on the calling module's own linear memory: one
+// copy in each direction, no kernel bookkeeping. The pi_*_block functions
+// are the same services in Extism's conventions (offsets of Extism memory
+// blocks), for guests built with a stock PDK.
+func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) error {
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	b := rt.NewHostModuleBuilder(abi.HostModule)
+	def := func(name string, f api.GoModuleFunc, params, results []api.ValueType) {
+		b.NewFunctionBuilder().WithGoModuleFunction(f, params, results).Export(name)
+	}
+	def(abi.HostFetch, func(_ context.Context, m api.Module, s []uint64) {
+		s[0] = api.EncodeI64(e.fetch(m.Memory(), uint32(s[0]), uint32(s[1]), uint32(s[2]), uint32(s[3])))
+	}, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64})
+	def(abi.HostReadFile, func(_ context.Context, m api.Module, s []uint64) {
+		s[0] = api.EncodeI64(e.readFile(m.Memory(), uint32(s[0]), uint32(s[1]), uint32(s[2]), uint32(s[3])))
+	}, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64})
+	def(abi.HostOutput, e.hostOutput, []api.ValueType{i32, i32}, nil)
+	def(abi.HostLog, e.hostLog, []api.ValueType{i32, i32, i32}, nil)
+	def(abi.HostFetchBlock, func(_ context.Context, _ api.Module, s []uint64) {
+		s[0] = api.EncodeI64(e.blockCall(s[0], e.fetchValue))
+	}, []api.ValueType{i64}, []api.ValueType{i64})
+	def(abi.HostReadFileBlock, func(_ context.Context, _ api.Module, s []uint64) {
+		s[0] = api.EncodeI64(e.blockCall(s[0], e.readFileValue))
+	}, []api.ValueType{i64}, []api.ValueType{i64})
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+// kernel returns the Extism kernel of the instance in use, or nil.
+func (e *Extension) kernel() *kernel {
+	if e.live == nil {
 		return nil
 	}
-	return e.inst.mem
+	return e.live.k
+}
+
+// blockCall runs a pi_*_block function: the argument is read from the
+// Extism block at arg, the value is written to a new block.
+func (e *Extension) blockCall(arg uint64, get func(string) ([]byte, int64)) int64 {
+	k := e.kernel()
+	if k == nil {
+		return abi.ErrInvalid
+	}
+	b, ok := k.block(arg)
+	if !ok || len(b) > maxKeyLen {
+		return abi.ErrInvalid
+	}
+	val, code := get(string(b))
+	if code < 0 {
+		return code
+	}
+	if len(val) > k.max {
+		return abi.ErrIO
+	}
+	return int64(k.write(val))
 }
 
 // readGuest reads n bytes at ptr from guest memory as a string (a copy).
@@ -68,22 +122,31 @@ func deliver(mem api.Memory, val []byte, dst, dstCap uint32) int64 {
 	return int64(len(val))
 }
 
-func (e *Extension) hostFetch(_ context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-	stack[0] = api.EncodeI64(e.fetch(uint32(stack[0]), uint32(stack[1]), uint32(stack[2]), uint32(stack[3])))
-}
-
-func (e *Extension) fetch(kp, kl, dst, dstCap uint32) int64 {
-	mem, cs := e.guestMem(), e.call
+func (e *Extension) fetch(mem api.Memory, kp, kl, dst, dstCap uint32) int64 {
 	key, ok := readGuest(mem, kp, kl, maxKeyLen)
-	if !ok || key == "" {
+	if !ok {
 		return abi.ErrInvalid
 	}
+	val, code := e.fetchValue(key)
+	if code < 0 {
+		return code
+	}
+	return deliver(mem, val, dst, dstCap)
+}
+
+// fetchValue returns the value of key for the call in progress, or a
+// negative abi error code.
+func (e *Extension) fetchValue(key string) ([]byte, int64) {
+	cs := e.call
+	if key == "" {
+		return nil, abi.ErrInvalid
+	}
 	if cs == nil {
-		return abi.ErrNotFound
+		return nil, abi.ErrNotFound
 	}
 	if strings.HasPrefix(key, fileKeyPrefix) {
 		// File reads go through pi_read_file and its grant checks only.
-		return abi.ErrDenied
+		return nil, abi.ErrDenied
 	}
 	var val []byte
 	switch key {
@@ -93,7 +156,7 @@ func (e *Extension) fetch(kp, kl, dst, dstCap uint32) int64 {
 		val = e.config
 	default:
 		if cs.fetch == nil {
-			return abi.ErrNotFound
+			return nil, abi.ErrNotFound
 		}
 		v, seen := cs.fetched[key]
 		if !seen {
@@ -110,15 +173,15 @@ func (e *Extension) fetch(kp, kl, dst, dstCap uint32) int64 {
 			cs.fetched[key] = v
 		}
 		if v == nil {
-			return abi.ErrNotFound
+			return nil, abi.ErrNotFound
 		}
 		val = v
 	}
-	return deliver(mem, val, dst, dstCap)
+	return val, 0
 }
 
-func (e *Extension) hostOutput(_ context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-	mem, cs := e.guestMem(), e.call
+func (e *Extension) hostOutput(_ context.Context, m api.Module, stack []uint64) {
+	mem, cs := m.Memory(), e.call
 	ptr, n := uint32(stack[0]), uint32(stack[1])
 	if cs == nil || mem == nil {
 		return
@@ -138,8 +201,8 @@ func (e *Extension) hostOutput(_ context.Context, _ *extism.CurrentPlugin, stack
 	cs.out = append(cs.out[:0], b...)
 }
 
-func (e *Extension) hostLog(_ context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-	mem, cs := e.guestMem(), e.call
+func (e *Extension) hostLog(_ context.Context, m api.Module, stack []uint64) {
+	mem, cs := m.Memory(), e.call
 	level, ptr, n := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
 	if cs != nil {
 		if cs.logLines++; cs.logLines > maxLogLines {
@@ -153,27 +216,33 @@ func (e *Extension) hostLog(_ context.Context, _ *extism.CurrentPlugin, stack []
 	e.rt.log(e.Name(), abi.LogLevelName(level), msg)
 }
 
-func (e *Extension) hostReadFile(_ context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-	stack[0] = api.EncodeI64(e.readFile(uint32(stack[0]), uint32(stack[1]), uint32(stack[2]), uint32(stack[3])))
-}
-
-func (e *Extension) readFile(pp, pl, dst, dstCap uint32) int64 {
-	mem, cs := e.guestMem(), e.call
+func (e *Extension) readFile(mem api.Memory, pp, pl, dst, dstCap uint32) int64 {
 	p, ok := readGuest(mem, pp, pl, maxKeyLen)
 	if !ok {
 		return abi.ErrInvalid
 	}
+	data, code := e.readFileValue(p)
+	if code < 0 {
+		return code
+	}
+	return deliver(mem, data, dst, dstCap)
+}
+
+// readFileValue reads a granted file for the call in progress, keeping
+// the last one for a guest that asks again with a larger buffer.
+func (e *Extension) readFileValue(p string) ([]byte, int64) {
+	cs := e.call
 	if cs == nil {
-		return abi.ErrDenied
+		return nil, abi.ErrDenied
 	}
 	if cs.file != p || cs.fileData == nil {
 		data, code := e.readForCall(cs, p)
 		if code < 0 {
-			return code
+			return nil, code
 		}
 		cs.file, cs.fileData = p, data
 	}
-	return deliver(mem, cs.fileData, dst, dstCap)
+	return cs.fileData, 0
 }
 
 // fileKeyPrefix marks a file read in a call's FetchFunc. The host asks the

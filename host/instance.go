@@ -7,13 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/piwasm/pi/abi"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -22,95 +19,50 @@ import (
 
 // instance is one live instantiation of an extension's module.
 type instance struct {
-	plugin *extism.Plugin
-	main   api.Module // the guest module itself
-	kernel api.Module // Extism's kernel module of this instance
-	mem    api.Memory // the guest's linear memory; nil if it has none
+	mod    api.Module // the guest module
+	mem    api.Memory // its linear memory; nil if it has none
+	k      *kernel    // its Extism kernel state
 	stderr *tailBuffer
 
 	// Functions resolved once: wazero allocates a call stack for every
-	// ExportedFunction lookup, which Extism's own call path repeats
-	// several times per call.
-	fns                  map[string]api.Function
-	kernelUsed           bool // the guest imports Extism's kernel functions
-	reset, outOff, outLn api.Function
-	values               context.Context // carries Extism's context keys
+	// ExportedFunction lookup.
+	fns   map[string]api.Function
+	stack [1]uint64
 }
 
-// fn returns the cached export name, or nil.
+// fn returns the export name, or nil.
 func (i *instance) fn(name string) api.Function {
 	f, ok := i.fns[name]
 	if !ok {
-		f = i.main.ExportedFunction(name)
+		f = i.mod.ExportedFunction(name)
 		i.fns[name] = f
 	}
 	return f
 }
 
-// callCtx returns ctx carrying the values Extism's host functions look up
-// (the plugin and its kernel), so that guests may still use them.
-func (i *instance) callCtx(ctx context.Context) context.Context {
-	return valuesCtx{Context: ctx, values: i.values}
-}
-
-// valuesCtx takes deadline and cancellation from Context and values from
-// values.
-type valuesCtx struct {
-	context.Context
-	values context.Context
-}
-
-func (c valuesCtx) Value(key any) any { return c.values.Value(key) }
-
-// call runs export directly on the guest (Extism's kernel is reset first,
-// as Extism does) and returns its i32 result.
-func (i *instance) call(ctx context.Context, export string) (uint32, error) {
+// call runs export with input as the Extism input of the call (the
+// kernel's memory is emptied first, as Extism does) and returns its i32
+// result (0 for an export without results).
+func (i *instance) call(ctx context.Context, export string, input []byte) (uint32, error) {
 	f := i.fn(export)
 	if f == nil {
 		return 0, fmt.Errorf("missing export %s", export)
 	}
-	cctx := i.callCtx(ctx)
-	if i.kernelUsed {
-		if _, err := i.reset.Call(cctx); err != nil {
-			return 0, err
-		}
+	if n := len(f.Definition().ParamTypes()); n != 0 {
+		return 0, fmt.Errorf("export %s takes %d parameters; pi exports take none", export, n)
 	}
-	res, err := f.Call(cctx)
-	if err != nil {
+	i.k.reset(input)
+	i.stack[0] = 0
+	if err := f.CallWithStack(ctx, i.stack[:]); err != nil {
 		return 0, err
 	}
-	if len(res) == 0 {
+	if len(f.Definition().ResultTypes()) == 0 {
 		return 0, nil
 	}
-	return uint32(res[0]), nil
+	return uint32(i.stack[0]), nil
 }
 
-// extismOutput returns what the guest wrote with Extism's output_set (for
-// guests built with another Extism PDK).
-func (i *instance) extismOutput(ctx context.Context) ([]byte, error) {
-	if !i.kernelUsed {
-		return nil, nil
-	}
-	cctx := i.callCtx(ctx)
-	off, err := i.outOff.Call(cctx)
-	if err != nil {
-		return nil, err
-	}
-	n, err := i.outLn.Call(cctx)
-	if err != nil {
-		return nil, err
-	}
-	if n[0] == 0 {
-		return nil, nil
-	}
-	b, ok := i.plugin.Memory().Read(uint32(off[0]), uint32(n[0]))
-	if !ok {
-		return nil, errors.New("output out of range")
-	}
-	return append([]byte(nil), b...), nil
-}
-
-func (i *instance) close() { i.plugin.Close(context.Background()) }
+func (i *instance) close() { i.mod.Close(context.Background()) }
 
 // callState is the data of the call in progress, read by host functions.
 type callState struct {
@@ -132,10 +84,16 @@ type callState struct {
 const fixedWalltime = 978307200
 
 // newInstance instantiates the compiled module with the granted
-// capabilities. It does not call into the guest.
+// capabilities and runs the guest runtime's initializer (_initialize of a
+// WASI reactor, such as a Go c-shared module, or __wasm_call_ctors). It
+// does not call pi_abi_version.
 func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
-	inst := &instance{stderr: &tailBuffer{max: 8 << 10}}
-	mc := wazero.NewModuleConfig().WithStderr(inst.stderr)
+	inst := &instance{stderr: &tailBuffer{max: 8 << 10}, fns: map[string]api.Function{}}
+	inst.k = newKernel(e.limits.MemoryMiB << 20)
+	// An empty name lets an old instance and its replacement coexist in
+	// the extension's runtime; start functions are run below, under the
+	// initialization deadline.
+	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions().WithStderr(inst.stderr)
 	if e.caps.Clock {
 		mc = mc.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	} else {
@@ -151,92 +109,43 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 			mc = mc.WithEnv(k, v)
 		}
 	}
-	p, err := e.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	cctx, cancel := context.WithTimeout(ctx, e.initTimeout())
+	defer cancel()
+	// Host functions called while the module starts see this instance.
+	prev := e.live
+	e.live = inst
+	mod, err := e.wrt.InstantiateModule(cctx, e.compiled, mc)
 	if err != nil {
-		return nil, err
+		e.live = prev
+		_, cerr := classify(cctx, err, inst.stderr.String(), e.initTimeout())
+		return nil, cerr
 	}
-	name := e.Name()
-	p.SetLogger(func(level extism.LogLevel, msg string) {
-		lv := "info"
-		switch level {
-		case extism.LogLevelTrace, extism.LogLevelDebug:
-			lv = "debug"
-		case extism.LogLevelWarn:
-			lv = "warn"
-		case extism.LogLevelError:
-			lv = "error"
+	inst.mod, inst.mem = mod, mod.Memory()
+	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {
+		if inst.fn(name) == nil {
+			continue
 		}
-		e.rt.log(name, lv, msg)
-	})
-	inst.plugin = p
-	inst.main, inst.kernel, err = pluginModules(p)
-	if err != nil {
-		p.Close(ctx)
-		return nil, err
+		if _, err := inst.call(cctx, name, nil); err != nil {
+			e.live = prev
+			mod.Close(ctx)
+			_, cerr := classify(cctx, err, inst.stderr.String(), e.initTimeout())
+			return nil, fmt.Errorf("%s: %w", name, cerr)
+		}
+		break
 	}
-	inst.mem = inst.main.Memory()
-	inst.fns = map[string]api.Function{}
-	inst.kernelUsed = e.pkg.usesExtismKernel()
-	inst.reset = inst.kernel.ExportedFunction("reset")
-	inst.outOff = inst.kernel.ExportedFunction("output_offset")
-	inst.outLn = inst.kernel.ExportedFunction("output_length")
-	if inst.reset == nil || inst.outOff == nil || inst.outLn == nil {
-		p.Close(ctx)
-		return nil, errors.New("unsupported Extism kernel")
-	}
-	v := context.WithValue(context.Background(), extism.PluginCtxKey("extism"), inst.kernel)
-	v = context.WithValue(v, extism.PluginCtxKey("plugin"), p)
-	inst.values = context.WithValue(v, extism.InputOffsetKey("inputOffset"), uint64(0))
 	return inst, nil
 }
 
-// abiVersion initializes the guest's runtime and calls pi_abi_version.
+// abiVersion calls pi_abi_version.
 func (i *instance) abiVersion(ctx context.Context, d time.Duration) (int, error) {
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	rc, _, err := i.plugin.CallWithContext(cctx, abi.ExportABIVersion, nil)
+	rc, err := i.call(cctx, abi.ExportABIVersion, nil)
 	if err != nil {
 		_, cerr := classify(cctx, err, i.stderr.String(), d)
 		return 0, cerr
 	}
 	return int(int32(rc)), nil
-}
-
-var (
-	fieldsOnce               sync.Once
-	mainOffset, kernelOffset uintptr
-	fieldsErr                error
-)
-
-// pluginModules returns the guest's own module instance and Extism's
-// kernel instance inside an Extism plugin. Extism keeps both in unexported
-// fields and hands host functions only the kernel's memory; the guest's
-// linear memory is what the pi host functions read and write, and calling
-// the guest directly avoids Extism's per-call function lookups. The fields
-// are located once by name and type; a change of Extism's layout is
-// reported as an error at instantiation (and caught by the tests), never
-// as a crash.
-func pluginModules(p *extism.Plugin) (main, kernel api.Module, err error) {
-	fieldsOnce.Do(func() {
-		modType := reflect.TypeOf((*api.Module)(nil)).Elem()
-		t := reflect.TypeOf(extism.Plugin{})
-		m, ok1 := t.FieldByName("mainModule")
-		k, ok2 := t.FieldByName("extism")
-		if !ok1 || !ok2 || m.Type != modType || k.Type != modType {
-			fieldsErr = errors.New("unsupported Extism version: cannot reach the guest module")
-			return
-		}
-		mainOffset, kernelOffset = m.Offset, k.Offset
-	})
-	if fieldsErr != nil {
-		return nil, nil, fieldsErr
-	}
-	main = *(*api.Module)(unsafe.Add(unsafe.Pointer(p), mainOffset))
-	kernel = *(*api.Module)(unsafe.Add(unsafe.Pointer(p), kernelOffset))
-	if main == nil || kernel == nil {
-		return nil, nil, errors.New("plugin has no guest module")
-	}
-	return main, kernel, nil
 }
 
 // classify maps the error of a call to a cause and a readable error.

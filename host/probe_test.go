@@ -30,7 +30,7 @@ func BenchmarkProbe(b *testing.B) {
 			for b.Loop() {
 				e.call = &callState{event: ev, fetch: fetch, maxOutput: 1 << 20}
 				cctx, cancel := context.WithTimeout(ctx, time.Second)
-				if rc, err := e.inst.call(cctx, name); err != nil {
+				if rc, err := e.inst.call(cctx, name, nil); err != nil {
 					b.Fatal(rc, err)
 				}
 				cancel()

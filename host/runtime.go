@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -133,9 +132,6 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		r.root = abs
 	}
-	// Let guests built with other Extism PDKs log through Extism's own
-	// log functions (routed to Config.Log per instance).
-	extism.SetLogLevel(extism.LogLevelInfo)
 	return r, nil
 }
 
