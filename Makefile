@@ -3,6 +3,8 @@
 GO      ?= go
 BIN     := bin/pi
 PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
+# AssemblyScript examples (a package.json next to the manifest); they need npm.
+ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
 .PHONY: all build plugins test run bench lint fuzz clean
 
@@ -18,6 +20,8 @@ plugins:
 		echo "wasm  $$d/$$n.wasm"; \
 		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $$d/$$n.wasm ./$$d || exit 1; \
 	done
+	@for d in $(ASPLUGINS); do echo "wasm  $$d/$$(basename $$d).wasm (AssemblyScript)"; done
+	@scripts/build-as.sh $(ASPLUGINS)
 
 test: build plugins
 	$(GO) test ./...
@@ -43,3 +47,4 @@ lint:
 clean:
 	rm -rf bin
 	rm -f plugins/examples/*/*.wasm
+	rm -rf plugins/examples/*/node_modules

@@ -2,24 +2,73 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/piwasm/pi/abi"
 )
 
+// The Go example (pi's SDK, fast path) and its AssemblyScript twin (a
+// stock Extism PDK) must behave the same.
+var teamSections = []string{"team-section", "team-section-as"}
+
 func TestExampleTeamSection(t *testing.T) {
-	e := load(t, nil, examplePkg(t, "team-section"))[0]
-	res, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "hi"}, nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range teamSections {
+		t.Run(name, func(t *testing.T) {
+			e := load(t, nil, examplePkg(t, name))[0]
+			for range 3 { // the instance is reused: each call starts clean
+				res, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "hi"}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Ops) != 1 {
+					t.Fatalf("ops: %+v", res.Ops)
+				}
+				op := res.Ops[0]
+				if op.Op != abi.OpSetSection || op.Name != "team" || op.Order == nil || *op.Order != 250 ||
+					op.Text != "Our team reviews every change before it lands. Keep diffs small,\nexplain the reason for a change in its commit message, and add a test\nfor every bug you fix." {
+					t.Fatalf("op: %+v", op)
+				}
+			}
+		})
 	}
-	if len(res.Ops) != 1 {
-		t.Fatalf("ops: %+v", res.Ops)
+}
+
+// TestExampleTeamSectionConfig feeds both twins the same configs, with
+// text that needs escaping both ways.
+func TestExampleTeamSectionConfig(t *testing.T) {
+	cases := []struct {
+		config string
+		name   string
+		order  float64
+		text   string
+		none   bool
+	}{
+		{config: "  name: house\n  order: 12.5\n  text: \"say \\\"hi\\\" \\\\ caf\\u00e9 \\t end\"\n", name: "house", order: 12.5, text: "say \"hi\" \\ café \t end"},
+		{config: "  text: plain\n", name: "team", order: 250, text: "plain"},
+		{config: "  text: \"\"\n", none: true},
+		{config: "  other: {nested: [1, \"x}\"]}\n  text: après\n", name: "team", order: 250, text: "après"},
 	}
-	op := res.Ops[0]
-	if op.Op != abi.OpSetSection || op.Name != "team" || op.Order == nil || *op.Order != 250 || !strings.Contains(op.Text, "reviews every change") {
-		t.Fatalf("op: %+v", op)
+	for _, name := range teamSections {
+		for i, c := range cases {
+			t.Run(fmt.Sprintf("%s/%d", name, i), func(t *testing.T) {
+				e := load1(t, name, "name: "+name+"\nabi: 1\nhooks: [before_agent_start]\nconfig:\n"+c.config)
+				res, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.none {
+					if len(res.Ops) != 0 {
+						t.Fatalf("ops: %+v", res.Ops)
+					}
+					return
+				}
+				if len(res.Ops) != 1 || res.Ops[0].Name != c.name || *res.Ops[0].Order != c.order || res.Ops[0].Text != c.text {
+					t.Fatalf("ops: %+v", res.Ops)
+				}
+			})
+		}
 	}
 }
 

@@ -44,6 +44,14 @@ func examplePluginB(t testing.TB, name string) string {
 		if _, err := os.Stat(wasm); err == nil {
 			return nil
 		}
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
+			// An AssemblyScript example: npm ci and asc, as `make plugins`.
+			cmd := exec.Command(filepath.Join(repoRoot, "scripts", "build-as.sh"), dir)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("build %s (AssemblyScript; needs npm): %v\n%s", dir, err, b)
+			}
+			return nil
+		}
 		return buildGuest(dir, wasm)
 	}))
 	if err := build.(func() error)(); err != nil {
@@ -52,25 +60,31 @@ func examplePluginB(t testing.TB, name string) string {
 	return dir
 }
 
+// The Go example and its AssemblyScript twin (stock Extism PDK) give the
+// same prompt.
 func TestPromptWithTeamSectionExtension(t *testing.T) {
-	c := newCLI(t)
-	proj := t.TempDir()
-	p := c.promptJSON("--cwd", proj, "-e", examplePlugin(t, "team-section"))
-	var found bool
-	for i, s := range p.Sections {
-		if s.Name != "team" {
-			continue
-		}
-		found = true
-		if s.Order != 250 || s.Source != "extension:team-section" {
-			t.Fatalf("team section %+v", s)
-		}
-		if p.Sections[i-1].Name != "rules" || p.Sections[i+1].Name != "docs" {
-			t.Fatalf("team section not between rules and docs: %s", sectionNames(p))
-		}
-	}
-	if !found {
-		t.Fatalf("no team section: %s (diagnostics %+v)", sectionNames(p), p.Diagnostics)
+	for _, name := range []string{"team-section", "team-section-as"} {
+		t.Run(name, func(t *testing.T) {
+			c := newCLI(t)
+			proj := t.TempDir()
+			p := c.promptJSON("--cwd", proj, "-e", examplePlugin(t, name))
+			var found bool
+			for i, s := range p.Sections {
+				if s.Name != "team" {
+					continue
+				}
+				found = true
+				if s.Order != 250 || s.Source != "extension:"+name || !strings.HasPrefix(s.Text, "Our team reviews every change") {
+					t.Fatalf("team section %+v", s)
+				}
+				if p.Sections[i-1].Name != "rules" || p.Sections[i+1].Name != "docs" {
+					t.Fatalf("team section not between rules and docs: %s", sectionNames(p))
+				}
+			}
+			if !found {
+				t.Fatalf("no team section: %s (diagnostics %+v)", sectionNames(p), p.Diagnostics)
+			}
+		})
 	}
 }
 
