@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
-
-	"github.com/piwasm/pi/abi"
 )
 
 //go:wasmimport extism:host/user pi_fetch
@@ -22,25 +20,9 @@ func piLog(level int32, ptr, length uint32)
 //go:wasmimport extism:host/user pi_read_file
 func piReadFile(pathPtr, pathLen, dstPtr, dstCap uint32) int64
 
-// CodeError is a negative result of a host function (see abi.ErrNotFound
-// and the other abi.Err* codes).
-type CodeError int64
-
-func (e CodeError) Error() string { return abi.ErrorCodeText(int64(e)) }
-
-// Errors returned by Fetch and ReadFile; compare with errors.Is.
-var (
-	ErrNotFound error = CodeError(abi.ErrNotFound)
-	ErrDenied   error = CodeError(abi.ErrDenied)
-	ErrInvalid  error = CodeError(abi.ErrInvalid)
-	ErrIO       error = CodeError(abi.ErrIO)
-)
-
 // scratch is the receive buffer reused across calls; it is released when a
 // call needed more than scratchKeep bytes.
 var scratch = make([]byte, 16<<10)
-
-const scratchKeep = 1 << 20
 
 func strPtr(s string) (uint32, uint32) {
 	if s == "" {
@@ -139,14 +121,6 @@ func FetchInto(dst []byte, key string) ([]byte, error) {
 	return dst[:0], fmt.Errorf("value keeps growing")
 }
 
-func fetchString(key string) (string, error) {
-	b, err := Fetch(key)
-	if err != nil || len(b) == 0 {
-		return "", err
-	}
-	return unsafe.String(&b[0], len(b)), nil // b is never written again
-}
-
 // ReadFile reads a file of the project through the host. path is relative
 // to the project root, slash-separated, and must match one of the globs the
 // manifest requested under capabilities.files and the user granted.
@@ -170,9 +144,6 @@ func Log(level int32, msg string) {
 	runtime.KeepAlive(msg)
 }
 
-// Logf formats and logs at abi.LogInfo.
-func Logf(format string, args ...any) { Log(abi.LogInfo, fmt.Sprintf(format, args...)) }
-
 func output(b []byte) {
 	if len(b) == 0 {
 		piOutput(0, 0)
@@ -181,3 +152,8 @@ func output(b []byte) {
 	piOutput(bufPtr(b), uint32(len(b)))
 	runtime.KeepAlive(b)
 }
+
+// yield lets the guest's garbage collector run: a standard-Go guest only
+// runs it when the scheduler gets a chance; without this yield the heap
+// grows from call to call until the memory cap.
+func yield() { runtime.Gosched() }

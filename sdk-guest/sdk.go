@@ -1,11 +1,8 @@
-//go:build wasip1
-
 package sdk
 
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"sort"
 
 	"github.com/piwasm/pi/abi"
@@ -162,10 +159,7 @@ func run[T any, E event[T]](handle func(ev E) (abi.JSONAppender, error)) int32 {
 		outBuf = nil
 	}
 	releaseScratch()
-	// A standard-Go guest only runs its garbage collector when the
-	// scheduler gets a chance; without this yield the heap grows from call
-	// to call until the memory cap.
-	runtime.Gosched()
+	yield()
 	return 0
 }
 
@@ -201,68 +195,50 @@ func (*noEvent) DecodeJSON([]byte) error { return nil }
 
 func missing(hook string) error { return fmt.Errorf("no handler registered for %s", hook) }
 
-//go:wasmexport pi_abi_version
-func exportABIVersion() int32 { return abi.Version }
-
-//go:wasmexport pi_before_agent_start
-func exportBeforeAgentStart() int32 {
-	return run(func(ev *abi.BeforeAgentStartEvent) (abi.JSONAppender, error) {
-		if beforeAgentStart == nil {
-			return nil, missing(abi.HookBeforeAgentStart)
-		}
-		var r BeforeAgentStart
-		if err := beforeAgentStart(ev, &r); err != nil {
-			return nil, err
-		}
-		return r.result(), nil
-	})
+func handleBeforeAgentStart(ev *abi.BeforeAgentStartEvent) (abi.JSONAppender, error) {
+	if beforeAgentStart == nil {
+		return nil, missing(abi.HookBeforeAgentStart)
+	}
+	var r BeforeAgentStart
+	if err := beforeAgentStart(ev, &r); err != nil {
+		return nil, err
+	}
+	return r.result(), nil
 }
 
-//go:wasmexport pi_assemble
-func exportAssemble() int32 {
-	return run(func(ev *abi.AssembleEvent) (abi.JSONAppender, error) {
-		if assemble == nil {
-			return nil, missing(abi.HookAssemble)
-		}
-		var r Assemble
-		if err := assemble(ev, &r); err != nil {
-			return nil, err
-		}
-		return abi.AssembleResult{Ops: r.ops}, nil
-	})
+func handleAssemble(ev *abi.AssembleEvent) (abi.JSONAppender, error) {
+	if assemble == nil {
+		return nil, missing(abi.HookAssemble)
+	}
+	var r Assemble
+	if err := assemble(ev, &r); err != nil {
+		return nil, err
+	}
+	return abi.AssembleResult{Ops: r.ops}, nil
 }
 
-//go:wasmexport pi_input
-func exportInput() int32 {
-	return run(func(ev *abi.InputEvent) (abi.JSONAppender, error) {
-		if input == nil {
-			return nil, missing(abi.HookInput)
-		}
-		res, err := input(ev)
-		return res, err
-	})
+func handleInput(ev *abi.InputEvent) (abi.JSONAppender, error) {
+	if input == nil {
+		return nil, missing(abi.HookInput)
+	}
+	res, err := input(ev)
+	return res, err
 }
 
-//go:wasmexport pi_command
-func exportCommand() int32 {
-	return run(func(ev *abi.CommandEvent) (abi.JSONAppender, error) {
-		c, ok := commands[ev.Name]
-		if !ok {
-			return nil, fmt.Errorf("unknown command %q", ev.Name)
-		}
-		res, err := c.handler(ev)
-		return res, err
-	})
+func handleCommand(ev *abi.CommandEvent) (abi.JSONAppender, error) {
+	c, ok := commands[ev.Name]
+	if !ok {
+		return nil, fmt.Errorf("unknown command %q", ev.Name)
+	}
+	res, err := c.handler(ev)
+	return res, err
 }
 
-//go:wasmexport pi_commands
-func exportCommands() int32 {
-	return run(func(*noEvent) (abi.JSONAppender, error) {
-		list := make(abi.CommandList, 0, len(commands))
-		for _, c := range commands {
-			list = append(list, c.info)
-		}
-		sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
-		return list, nil
-	})
+func handleCommands(*noEvent) (abi.JSONAppender, error) {
+	list := make(abi.CommandList, 0, len(commands))
+	for _, c := range commands {
+		list = append(list, c.info)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	return list, nil
 }

@@ -20,10 +20,10 @@ const extUsage = `Usage: pi ext SUBCOMMAND [flags]
 
 Write, check and manage WebAssembly extensions.
 
-  init NAME [--dir DIR]                 scaffold a new extension package (default ./NAME)
-  build DIR                             compile DIR's Go source into its .wasm module
+  init NAME [--dir DIR] [--lang L]      scaffold a new extension package (default ./NAME; L go or assemblyscript)
+  build [DIR]                           compile DIR's source (Go or AssemblyScript) into its .wasm module
   inspect DIR [--json]                  manifest, exports, size, SHA-256, compile time, grant
-  test DIR --hook H --event FILE        call one hook with a JSON event (FILE "-" is stdin)
+  test [DIR] [--hook H] [--event FILE]  call a hook with a JSON event (default: the only hook, DIR/event.json)
   list [flags] [--json]                 the extensions pi prompt would load here
   install PATH [--project] [--yes]      copy a built package into the agent dir (or project)
   remove NAME [--project]               delete an installed package and its stored grant
@@ -87,6 +87,25 @@ func (a *app) parseExt(fs *pflag.FlagSet, args []string, usage string, want int,
 		return nil, usagef("%s: unexpected argument %q", fs.Name(), rest[want])
 	}
 	return rest, nil
+}
+
+// parseExtDir parses an ext subcommand that takes an optional package
+// DIR (default: the working directory).
+func (a *app) parseExtDir(fs *pflag.FlagSet, args []string, usage string) (string, error) {
+	n := 0
+	probe := newExtFlags(fs.Name())
+	probe.AddFlagSet(fs)
+	if probe.Parse(args) == nil && probe.NArg() > 0 {
+		n = 1
+	}
+	rest, err := a.parseExt(fs, args, usage, n, "the package DIR")
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return a.wd, nil
+	}
+	return a.absFrom(rest[0]), nil
 }
 
 // absFrom resolves p against the app's working directory.

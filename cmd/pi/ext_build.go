@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -22,16 +23,18 @@ type buildResult struct {
 func (a *app) cmdExtBuild(ctx context.Context, args []string) error {
 	flags := newExtFlags("build")
 	asJSON := flags.Bool("json", false, "print the result as JSON")
-	rest, err := a.parseExt(flags, args, "pi ext build DIR [--json]\n\n"+
-		"Runs GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared in DIR and writes the\n"+
-		"module named by DIR/extension.yaml (default NAME.wasm) next to it. DIR must be\n"+
-		"inside a Go module that can import github.com/piwasm/pi/sdk-guest: this\n"+
-		"repository, or a module of your own whose go.mod requires github.com/piwasm/pi\n"+
-		"(go mod init example.com/NAME && go get github.com/piwasm/pi).", 1, "the package DIR")
+	dir, err := a.parseExtDir(flags, args, "pi ext build [DIR] [--json]\n\n"+
+		"Builds the package in DIR (default: the current directory) into the module\n"+
+		"its extension.yaml names (default NAME.wasm), next to the manifest.\n\n"+
+		"Go: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared, run in DIR. DIR must be\n"+
+		"inside a Go module that can import github.com/piwasm/pi/sdk-guest: one made by\n"+
+		"pi ext init (its go.mod points at the SDK copy in pi-sdk/), or this repository.\n\n"+
+		"AssemblyScript (DIR has a package.json): npm ci when node_modules is missing or\n"+
+		"older than package-lock.json, then npm run build (asc).")
 	if err != nil {
 		return err
 	}
-	res, err := a.buildExt(ctx, a.absFrom(rest[0]))
+	res, err := a.buildExt(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -57,13 +60,16 @@ func (a *app) buildExt(ctx context.Context, dir string) (*buildResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
+		return a.buildExtNPM(ctx, dir, m.ModuleFile())
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return nil, fmt.Errorf("building needs the Go toolchain on PATH: %w", err)
 	}
 	if findGoMod(dir) == "" {
-		return nil, errLines(fmt.Sprintf("%s is not inside a Go module; create one that requires pi:", dir),
-			fmt.Sprintf("  cd %s && go mod init example.com/%s && go get github.com/piwasm/pi && go mod tidy", dir, m.Name))
+		return nil, errLines(fmt.Sprintf("%s is not inside a Go module.", dir),
+			"  pi ext init NAME makes a package that is one, with the SDK in NAME/pi-sdk.")
 	}
 	out := filepath.Join(dir, m.ModuleFile())
 	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-o", out, ".")
@@ -79,6 +85,48 @@ func (a *app) buildExt(ctx context.Context, dir string) (*buildResult, error) {
 	wasm, err := os.ReadFile(out)
 	if err != nil {
 		return nil, err
+	}
+	sum := sha256.Sum256(wasm)
+	return &buildResult{Module: out, Size: len(wasm), SHA256: hex.EncodeToString(sum[:]), Ms: ms(took)}, nil
+}
+
+// buildExtNPM builds an AssemblyScript (or other npm-built) package: npm ci
+// when its dependencies are missing or older than the lock file, then its
+// build script, which must write module into dir.
+func (a *app) buildExtNPM(ctx context.Context, dir, module string) (*buildResult, error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return nil, fmt.Errorf("building %s needs npm on PATH: %w", dir, err)
+	}
+	run := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, npm, args...)
+		cmd.Dir = dir
+		cmd.Stdout = a.stderr
+		cmd.Stderr = a.stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("npm %s (in %s): %v", strings.Join(args, " "), dir, err)
+		}
+		return nil
+	}
+	start := time.Now()
+	lock, lerr := os.Stat(filepath.Join(dir, "package-lock.json"))
+	installed, ierr := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	if lerr == nil && (ierr != nil || lock.ModTime().After(installed.ModTime())) {
+		if err := run("ci", "--no-audit", "--no-fund", "--loglevel=error"); err != nil {
+			return nil, err
+		}
+	} else if lerr != nil {
+		return nil, fmt.Errorf("%s has no package-lock.json: pin the dependencies (npm install) so that builds are reproducible", dir)
+	}
+	out := filepath.Join(dir, module)
+	_ = os.Remove(out) // a stale module must not pass for a fresh one
+	if err := run("run", "--silent", "build"); err != nil {
+		return nil, err
+	}
+	took := time.Since(start)
+	wasm, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("npm run build did not write %s: %w", out, err)
 	}
 	sum := sha256.Sum256(wasm)
 	return &buildResult{Module: out, Size: len(wasm), SHA256: hex.EncodeToString(sum[:]), Ms: ms(took)}, nil

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -34,23 +37,36 @@ func (a *app) cmdExtTest(ctx context.Context, args []string) error {
 	cwd := flags.String("cwd", "", "project directory whose root file grants resolve against (default: the current directory)")
 	fetches := flags.StringArray("fetch", nil, "serve KEY (system_prompt, skills, context:PATH, section:NAME) from FILE when the guest fetches it (before_agent_start); repeatable")
 	asJSON := flags.Bool("json", false, "print JSON for scripts")
-	rest, err := a.parseExt(flags, args, "pi ext test DIR --hook HOOK --event FILE [--grant] [--json]", 1, "the package DIR")
+	dir, err := a.parseExtDir(flags, args, "pi ext test [DIR] [--hook HOOK] [--event FILE] [--grant] [--json]\n\n"+
+		"Loads the built module in DIR (default: the current directory) as pi does and\n"+
+		"calls one hook. Without --hook, the manifest's hook if it declares exactly one;\n"+
+		"without --event, DIR/event.json.")
 	if err != nil {
 		return err
 	}
 	if *hook == "" {
-		return usagef("ext test: --hook is required (one of %s)", strings.Join(abi.Hooks, ", "))
+		m, err := readManifest(dir)
+		if err != nil {
+			return err
+		}
+		if len(m.Hooks) != 1 {
+			return usagef("ext test: --hook is required: %s declares %d hooks (%s)", m.Name, len(m.Hooks), strings.Join(m.Hooks, ", "))
+		}
+		*hook = m.Hooks[0]
 	}
 	if abi.ExportFor(*hook) == "" {
 		return usagef("ext test: unknown hook %q (want one of %s)", *hook, strings.Join(abi.Hooks, ", "))
 	}
-	if *eventFile == "" {
-		return usagef("ext test: --event FILE is required (use - for stdin)")
-	}
 	var raw []byte
-	if *eventFile == "-" {
+	switch *eventFile {
+	case "-":
 		raw, err = io.ReadAll(a.stdin)
-	} else {
+	case "":
+		def := filepath.Join(dir, "event.json")
+		if raw, err = os.ReadFile(def); errors.Is(err, fs.ErrNotExist) {
+			return usagef("ext test: --event FILE is required (%s does not exist; use - for stdin)", def)
+		}
+	default:
 		raw, err = os.ReadFile(a.absFrom(*eventFile))
 	}
 	if err != nil {
@@ -79,7 +95,6 @@ func (a *app) cmdExtTest(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	dir := a.absFrom(rest[0])
 	pkg, err := readPackage(dir)
 	if err != nil {
 		return err

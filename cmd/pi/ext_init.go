@@ -7,16 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/piwasm/pi"
 )
 
 // The scaffold written by `pi ext init`. NAME is replaced by the extension's
 // name.
 const scaffoldManifest = `# NAME: adds one section to the system prompt.
 # In this directory:
-#   pi ext build .      compiles main.go into NAME.wasm (GOOS=wasip1 GOARCH=wasm
+#   pi ext build        compiles main.go into NAME.wasm (GOOS=wasip1 GOARCH=wasm
 #                       go build -buildmode=c-shared)
-#   go test .           builds the module, loads it like pi does and checks the hook
-#   pi ext test . --hook before_agent_start --event event.json
+#   go test             runs the handler on the host (sdk.Harness)
+#   pi ext test         loads NAME.wasm as pi does and calls its hook with event.json
 #   pi ext install .    copies the package into your agent dir
 name: NAME
 version: 0.1.0
@@ -47,9 +49,10 @@ hooks: [before_agent_start]
 #   greeting: hello
 `
 
-const scaffoldMain = `//go:build wasip1
-
-// NAME adds a short section to the system prompt before each run.
+const scaffoldMain = `// NAME adds a short section to the system prompt before each run.
+//
+// Built for pi with GOOS=wasip1 GOARCH=wasm -buildmode=c-shared (pi ext
+// build); on the host, go test runs the same handler through sdk.Harness.
 package main
 
 import (
@@ -66,59 +69,126 @@ func init() {
 	})
 }
 
-func main() {}
+func main() {} // required by the toolchain; a c-shared module never runs it
 `
 
-const scaffoldTest = `//go:build !wasip1
+const scaffoldTest = `package main
 
-package main
-
-// This test runs on the host (go test . in this directory): it builds the module with the
-// standard toolchain, loads it the way pi does and calls its hook.
+// go test runs the handler registered in main.go on the host, through the
+// SDK's harness. pi ext test runs the built module the way pi does.
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/host"
+	sdk "github.com/piwasm/pi/sdk-guest"
 )
 
 func TestBeforeAgentStart(t *testing.T) {
-	pkg := t.TempDir()
-	manifest, err := os.ReadFile(abi.ManifestFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(pkg, abi.ManifestFile), manifest, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(pkg, "NAME.wasm"), ".")
-	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-
-	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, host.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(ctx)
-	exts, diags := rt.Load(ctx, []string{pkg}, nil)
-	if len(exts) != 1 {
-		t.Fatalf("load: %v", diags)
-	}
-	res, err := exts[0].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "hi"}, nil)
+	var h sdk.Harness
+	res, err := h.BeforeAgentStart(abi.BeforeAgentStartEvent{Input: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Ops) != 1 || res.Ops[0].Op != abi.OpSetSection || res.Ops[0].Name != "NAME" {
 		t.Fatalf("ops: %+v", res.Ops)
 	}
+	if err := abi.ValidateOps(abi.HookBeforeAgentStart, res.Ops); err != nil {
+		t.Fatal(err)
+	}
+}
+`
+
+// scaffoldGoMod makes the extension its own module, with the SDK written
+// next to it: nothing needs a module proxy.
+const scaffoldGoMod = `module example.com/NAME
+
+GOLINE
+
+require github.com/piwasm/pi v0.0.0
+
+// pi is not served by a module proxy: ./pi-sdk is the SDK that pi ext init
+// wrote (see pi-sdk/VERSION).
+replace github.com/piwasm/pi => ./pi-sdk
+`
+
+const scaffoldGitignore = `*.wasm
+node_modules/
+`
+
+const scaffoldManifestAS = `# NAME: adds one section to the system prompt (AssemblyScript, built with
+# the stock Extism PDK @extism/as-pdk). In this directory:
+#   pi ext build        npm ci (pinned by package-lock.json), then asc into NAME.wasm
+#   pi ext test         loads NAME.wasm as pi does and calls its hook with event.json
+#   pi ext install .    copies the package into your agent dir
+name: NAME
+version: 0.1.0
+abi: 1
+hooks: [before_agent_start]
+
+# Capabilities, limits and failure policy work as for any extension; see
+# docs/extensions.md.
+
+# Read in the guest with fetch("config") (JSON).
+config:
+  text: Hello from the NAME extension.
+`
+
+const scaffoldIndexAS = `// NAME adds a section to the system prompt, with the text from its
+// manifest's config. It speaks pi's contract through the stock Extism PDK:
+// the event is the Extism input, the answer (an envelope) the Extism
+// output, and pi_fetch_block serves other values (docs/extensions.md).
+import { Host, Memory } from "@extism/as-pdk";
+import { error_set, length } from "@extism/as-pdk/lib/env";
+import { decodeString, quote, rawField } from "./json";
+
+// pi_fetch_block(key) returns the offset of an Extism memory block holding
+// the value of key, or a negative error code (-1 not found).
+@external("extism:host/user", "pi_fetch_block")
+declare function pi_fetch_block(key: u64): i64;
+
+function fetch(key: string): string | null {
+  const k = Memory.allocateString(key);
+  const off = pi_fetch_block(k.offset);
+  k.free();
+  if (off < 0) return null;
+  return new Memory(u64(off), length(u64(off))).toString();
+}
+
+// output writes s as the call's Extism output (encoded first: the PDK's
+// outputString counts UTF-16 units, not bytes).
+function output(s: string): void {
+  Host.output(Uint8Array.wrap(String.UTF8.encode(s)));
+}
+
+export function pi_abi_version(): i32 {
+  return 1;
+}
+
+export function pi_before_agent_start(): i32 {
+  const event = Host.inputString(); // a BeforeAgentStartEvent (JSON)
+  if (!event.startsWith("{")) {
+    output(` + "`" + `{"error":"event is not a JSON object"}` + "`" + `);
+    return 0;
+  }
+  const config = fetch("config");
+  let text: string | null = null;
+  if (config !== null) text = rawField(config, "text");
+  if (text === null) {
+    output(` + "`" + `{"error":"config.text is missing"}` + "`" + `);
+    return 0;
+  }
+  // Order places the section: rules are at 200, docs 300, skills 600.
+  output(` + "`" + `{"result":{"ops":[{"op":"set_section","name":"NAME","order":650,"text":${quote(decodeString(text))}}]}}` + "`" + `);
+  return 0;
+}
+
+// piAbort replaces AssemblyScript's default abort (pi provides no env.abort):
+// the message becomes the Extism error and the call traps.
+export function piAbort(message: string | null, file: string | null, line: u32, column: u32): void {
+  const m = Memory.allocateString(message === null ? "abort" : message);
+  error_set(m.offset);
+  unreachable();
 }
 `
 
@@ -138,7 +208,11 @@ const scaffoldEvent = `{
 func (a *app) cmdExtInit(args []string) error {
 	flags := newExtFlags("init")
 	dirFlag := flags.String("dir", "", "directory to create the package in (default ./NAME)")
-	rest, err := a.parseExt(flags, args, "pi ext init NAME [--dir DIR]", 1, "the extension NAME")
+	lang := flags.String("lang", "go", "language of the scaffold: go, or assemblyscript (as)")
+	rest, err := a.parseExt(flags, args, "pi ext init NAME [--dir DIR] [--lang go|assemblyscript]\n\n"+
+		"Writes a new extension package. A Go package is its own module whose go.mod\n"+
+		"points at a copy of pi's SDK written to DIR/pi-sdk (no network needed); an\n"+
+		"AssemblyScript package pins @extism/as-pdk in package.json and package-lock.json.", 1, "the extension NAME")
 	if err != nil {
 		return err
 	}
@@ -154,15 +228,45 @@ func (a *app) cmdExtInit(args []string) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a directory", dir)
 	}
-	files := []struct{ name, text string }{
-		{"extension.yaml", scaffoldManifest},
-		{"main.go", scaffoldMain},
-		{"main_test.go", scaffoldTest},
-		{"event.json", scaffoldEvent},
+	var files []pi.SDKFile
+	add := func(path, text string) {
+		files = append(files, pi.SDKFile{Path: path, Data: []byte(strings.ReplaceAll(text, "NAME", name))})
+	}
+	switch *lang {
+	case "go":
+		add("extension.yaml", scaffoldManifest)
+		add("main.go", scaffoldMain)
+		add("main_test.go", scaffoldTest)
+		add("event.json", scaffoldEvent)
+		add(".gitignore", scaffoldGitignore)
+		if !insidePiModule(dir) {
+			goLine := "go 1.26"
+			for _, f := range pi.SDKModule() {
+				if f.Path == "go.mod" {
+					for _, l := range strings.Split(string(f.Data), "\n") {
+						if strings.HasPrefix(l, "go ") {
+							goLine = l
+						}
+					}
+				}
+			}
+			add("go.mod", strings.ReplaceAll(scaffoldGoMod, "GOLINE", goLine))
+			for _, f := range pi.SDKModule() {
+				files = append(files, pi.SDKFile{Path: "pi-sdk/" + f.Path, Data: f.Data})
+			}
+		}
+	case "assemblyscript", "as":
+		add("extension.yaml", scaffoldManifestAS)
+		add("assembly/index.ts", scaffoldIndexAS)
+		add("event.json", scaffoldEvent)
+		add(".gitignore", scaffoldGitignore)
+		files = append(files, pi.AssemblyScriptFiles(name)...)
+	default:
+		return usagef("ext init: unknown --lang %q (want go or assemblyscript)", *lang)
 	}
 	var clash []string
 	for _, f := range files {
-		p := filepath.Join(dir, f.name)
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if _, err := os.Lstat(p); err == nil {
 			clash = append(clash, p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -172,34 +276,59 @@ func (a *app) cmdExtInit(args []string) error {
 	if len(clash) > 0 {
 		return fmt.Errorf("refusing to overwrite %s", strings.Join(clash, ", "))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	rel := a.relToWd(dir)
+	sdkFiles := 0
 	for _, f := range files {
-		text := strings.ReplaceAll(f.text, "NAME", name)
-		p := filepath.Join(dir, f.name)
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
 		// O_EXCL: never clobber a file that appeared since the check.
 		fh, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return err
 		}
-		_, werr := fh.WriteString(text)
+		_, werr := fh.Write(f.Data)
 		if cerr := fh.Close(); werr == nil {
 			werr = cerr
 		}
 		if werr != nil {
 			return werr
 		}
+		if strings.HasPrefix(f.Path, "pi-sdk/") {
+			sdkFiles++
+			continue
+		}
 		fmt.Fprintf(a.stdout, "created %s\n", p)
 	}
-	fmt.Fprintf(a.stdout, "\nNext:\n  pi ext build %s\n  pi ext test %s --hook before_agent_start --event %s\n  pi ext install %s\n",
-		rel, rel, filepath.Join(rel, "event.json"), rel)
-	if mod := findGoMod(dir); mod == "" {
-		fmt.Fprintf(a.stdout, "\n%s is not inside a Go module. Give it one that requires pi:\n  cd %s && go mod init example.com/%s && go get github.com/piwasm/pi && go mod tidy\n",
-			dir, rel, name)
+	if sdkFiles > 0 {
+		fmt.Fprintf(a.stdout, "created %s (pi SDK %s, %d files)\n", filepath.Join(dir, "pi-sdk"), pi.SDKVersion(), sdkFiles)
 	}
+	fmt.Fprintf(a.stdout, "\nNext:\n  cd %s\n  pi ext build\n", rel)
+	if *lang == "go" {
+		fmt.Fprintf(a.stdout, "  go test\n")
+	}
+	fmt.Fprintf(a.stdout, "  pi ext test\n  pi ext install .\n")
 	return nil
+}
+
+// insidePiModule reports whether dir lies inside pi's own module (an
+// extension developed in the pi repository uses its packages directly).
+func insidePiModule(dir string) bool {
+	mod := findGoMod(dir)
+	if mod == "" {
+		return false
+	}
+	b, err := os.ReadFile(mod)
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "module github.com/piwasm/pi" {
+			return true
+		}
+	}
+	return false
 }
 
 // relToWd returns p relative to the working directory when it lies below

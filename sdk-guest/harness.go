@@ -1,0 +1,79 @@
+//go:build !wasip1
+
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/piwasm/pi/abi"
+)
+
+// Harness runs the registered handlers on the host, without pi and without
+// WebAssembly, for unit tests of an extension:
+//
+//	h := &sdk.Harness{Config: `{"text": "hello"}`}
+//	res, err := h.BeforeAgentStart(abi.BeforeAgentStartEvent{Input: "hi"})
+//
+// The handlers run through the same wrapper as in a module (the event is
+// encoded and decoded, a panic becomes an error, the envelope is checked),
+// but the host functions are served from the Harness's fields. One Harness
+// call runs at a time across the process. A test of the built module under
+// pi's real limits and grants is `pi ext test`.
+type Harness struct {
+	// Config is the manifest's config as JSON ("" is null).
+	Config string
+	// Values serves other fetch keys (abi.KeySystemPrompt, abi.KeyInput,
+	// abi.KeySkills, abi.KeySectionPrefix+name, abi.KeyContextPrefix+path).
+	Values map[string]string
+	// Files are the project files ReadFile may read (slash paths relative
+	// to the project root); any other path is denied.
+	Files map[string]string
+	// Logs collects Log lines as "level message".
+	Logs []string
+
+	event []byte
+	out   []byte
+}
+
+// BeforeAgentStart runs the before_agent_start handler.
+func (h *Harness) BeforeAgentStart(ev abi.BeforeAgentStartEvent) (abi.BeforeAgentStartResult, error) {
+	var res abi.BeforeAgentStartResult
+	err := harnessCall(h, ev, handleBeforeAgentStart, &res)
+	return res, err
+}
+
+// Assemble runs the system-prompt/assemble handler.
+func (h *Harness) Assemble(ev abi.AssembleEvent) (abi.AssembleResult, error) {
+	var res abi.AssembleResult
+	err := harnessCall(h, ev, handleAssemble, &res)
+	return res, err
+}
+
+// Input runs the input handler.
+func (h *Harness) Input(ev abi.InputEvent) (abi.InputResult, error) {
+	var res abi.InputResult
+	err := harnessCall(h, ev, handleInput, &res)
+	return res, err
+}
+
+// Command runs the handler of command ev.Name.
+func (h *Harness) Command(ev abi.CommandEvent) (abi.CommandResult, error) {
+	var res abi.CommandResult
+	err := harnessCall(h, ev, handleCommand, &res)
+	return res, err
+}
+
+func harnessCall[T any, E event[T]](h *Harness, ev any, handle func(E) (abi.JSONAppender, error), res any) error {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encoding event: %w", err)
+	}
+	harnessMu.Lock()
+	defer harnessMu.Unlock()
+	configRaw = nil // the config may differ from the last call's
+	current, h.event, h.out = h, raw, nil
+	defer func() { current = nil }()
+	run(handle)
+	return abi.DecodeEnvelope(h.out, res)
+}
