@@ -206,3 +206,38 @@ func BenchmarkLoad4FromCache(b *testing.B) {
 		rt.Close(ctx)
 	}
 }
+
+// BenchmarkLanguages compares the Go example (pi's SDK, on the fast path)
+// with its AssemblyScript twin (the stock Extism PDK: Extism input and
+// output, pi_fetch_block): compiling with an empty cache plus the first
+// call, then a warm before_agent_start call.
+func BenchmarkLanguages(b *testing.B) {
+	ctx := context.Background()
+	for _, name := range teamSections {
+		dir := examplePkg(b, name)
+		b.Run(name+"/first-compile", func(b *testing.B) {
+			for b.Loop() {
+				rt, err := NewRuntime(ctx, Config{}) // in-memory cache: empty every time
+				if err != nil {
+					b.Fatal(err)
+				}
+				exts, diags := rt.Load(ctx, []string{dir}, nil)
+				if len(exts) != 1 {
+					b.Fatal(diags)
+				}
+				if _, err := exts[0].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil); err != nil {
+					b.Fatal(err)
+				}
+				rt.Close(ctx)
+			}
+		})
+		b.Run(name+"/warm-call", func(b *testing.B) {
+			e := load(b, nil, dir)[0]
+			for b.Loop() {
+				if _, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "hi"}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -32,5 +32,13 @@
 // (one copy, through the pi_fetch host function), calls the handler
 // (a panic becomes an error envelope), encodes and outputs the envelope (one
 // copy, through pi_output), and yields to the Go scheduler before returning
-// so that the guest's garbage collector gets to run between calls.
+// so that the guest's garbage collector gets to run between calls. pi_fetch
+// and pi_output are pi's direct host functions, which work on the guest's
+// own memory; guests built with a stock Extism PDK use the Extism input and
+// output and pi_fetch_block instead (docs/extensions.md, "The contract for
+// any Extism PDK"). Both are one contract: the same exports, events and
+// envelopes.
+//
+// Outside WebAssembly (go test on the host) the same handlers run through
+// Harness, which serves the config, fetch keys and files from its fields.
 package sdk
