@@ -145,6 +145,17 @@ func TestHostileGuests(t *testing.T) {
 		}
 	})
 
+	t.Run("extism-error", func(t *testing.T) {
+		// A stock PDK's error: a guest error with its message, and the
+		// instance stays.
+		before := hostile.Retired()
+		_, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "extism-error"}, nil)
+		ce := callErr(t, err, "hostile", CauseGuestError)
+		if !strings.Contains(ce.Error(), "handler failed") || hostile.Retired() != before {
+			t.Fatalf("%v (retired %d → %d)", ce, before, hostile.Retired())
+		}
+	})
+
 	t.Run("env", func(t *testing.T) {
 		_, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "env"}, nil)
 		ce := callErr(t, err, "hostile", CauseGuestError)

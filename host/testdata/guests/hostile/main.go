@@ -11,6 +11,7 @@
 //	net       make an HTTP request to config.url (not granted)
 //	env       report the environment it sees
 //	extism-output  answer through Extism's output instead of pi_output
+//	extism-error   set Extism's error and return 1
 //	badjson   write output that is not JSON
 //	big       write a 10 MiB envelope
 //	panic     panic without recovering
@@ -39,6 +40,9 @@ func extismHTTPRequest(req, body uint64) uint64
 
 //go:wasmimport extism:host/env output_set
 func extismOutputSet(offset, length uint64)
+
+//go:wasmimport extism:host/env error_set
+func extismErrorSet(offset uint64)
 
 //go:wasmimport extism:host/env http_status_code
 func extismHTTPStatus() int32
@@ -153,6 +157,15 @@ func beforeAgentStart() int32 {
 	case "env":
 		guestErr(fmt.Sprintf("environ=%q secret=%q", os.Environ(), os.Getenv("PI_TEST_SECRET")))
 		return 0
+	case "extism-error":
+		// Fail the way stock PDKs do: Extism's error, then non-zero.
+		msg := []byte("handler failed")
+		off := extismAlloc(uint64(len(msg)))
+		for i, b := range msg {
+			extismStoreU8(off+uint64(i), uint32(b))
+		}
+		extismErrorSet(off)
+		return 1
 	case "extism-output":
 		// Answer through Extism's own output, as guests built with other
 		// PDKs do.

@@ -78,6 +78,7 @@ export function rawField(s: string, key: string): string | null {
 // else decodes to "".
 export function decodeString(raw: string): string {
   if (raw.length < 2 || raw.charCodeAt(0) != 0x22) return "";
+  if (raw.indexOf("\\") < 0) return raw.substring(1, raw.length - 1); // nothing escaped
   let out = "";
   for (let i = 1; i < raw.length - 1; i++) {
     const c = raw.charCodeAt(i);
@@ -102,16 +103,24 @@ export function decodeString(raw: string): string {
 
 // quote returns s as a JSON string literal.
 export function quote(s: string): string {
+  // Copy runs of plain characters in one piece: building the string one
+  // character at a time costs an allocation per character.
   let out = '"';
+  let start = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c == 0x22) out += '\\"';
-    else if (c == 0x5c) out += "\\\\";
-    else if (c == 0x0a) out += "\\n";
-    else if (c == 0x0d) out += "\\r";
-    else if (c == 0x09) out += "\\t";
-    else if (c < 0x20) out += "\\u00" + (c < 0x10 ? "0" : "") + c.toString(16);
-    else out += String.fromCharCode(c);
+    if (c >= 0x20 && c != 0x22 && c != 0x5c) continue;
+    out += s.substring(start, i) + escape(c);
+    start = i + 1;
   }
-  return out + '"';
+  return out + s.substring(start) + '"';
+}
+
+function escape(c: i32): string {
+  if (c == 0x22) return '\\"';
+  if (c == 0x5c) return "\\\\";
+  if (c == 0x0a) return "\\n";
+  if (c == 0x0d) return "\\r";
+  if (c == 0x09) return "\\t";
+  return "\\u00" + (c < 0x10 ? "0" : "") + c.toString(16);
 }
