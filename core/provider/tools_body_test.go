@@ -161,3 +161,47 @@ func TestAnthropicVersionedBase(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheRetention(t *testing.T) {
+	msgs := []Message{{Role: RoleSystem, Content: "S"}, {Role: RoleUser, Content: "hi"}}
+	tools := []ToolSpec{{Name: "t"}}
+	openai := Route{ModelID: "m", API: APIOpenAICompletions, BaseURL: "https://api.openai.com/v1"}
+	local := Route{ModelID: "m", API: APIOpenAICompletions, BaseURL: "http://localhost:8080/v1"}
+	an := Route{ModelID: "m", API: APIAnthropicMessages}
+	long := strings.Repeat("é", 70)
+	cases := []struct {
+		name    string
+		route   Route
+		req     Request
+		want    []string
+		notWant []string
+	}{
+		{"anthropic short", an, Request{Messages: msgs, Tools: tools}, []string{`"text":"hi","cache_control":{"type":"ephemeral"}}`}, []string{"ttl"}},
+		{"anthropic long", an, Request{Messages: msgs, Tools: tools, CacheRetention: CacheLong}, []string{`"cache_control":{"type":"ephemeral","ttl":"1h"}`}, nil},
+		{"anthropic none", an, Request{Messages: msgs, Tools: tools, CacheRetention: CacheNone}, []string{`"messages":[{"role":"user","content":"hi"}]`}, []string{"cache_control"}},
+		{"openai session key", openai, Request{Messages: msgs, SessionID: "sess-1"}, []string{`"prompt_cache_key":"sess-1"`}, []string{"prompt_cache_retention"}},
+		{"openai key clamped to 64 characters", openai, Request{Messages: msgs, SessionID: long}, []string{`"prompt_cache_key":"` + strings.Repeat("é", 64) + `"`}, nil},
+		{"openai long", openai, Request{Messages: msgs, SessionID: "s", CacheRetention: CacheLong}, []string{`"prompt_cache_key":"s","prompt_cache_retention":"24h"`}, nil},
+		{"openai none", openai, Request{Messages: msgs, SessionID: "s", CacheRetention: CacheNone}, nil, []string{"prompt_cache"}},
+		{"other server gets no key", local, Request{Messages: msgs, SessionID: "s"}, nil, []string{"prompt_cache_key"}},
+	}
+	for _, c := range cases {
+		body, err := DryRun(c.route, c.req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(body), w) {
+				t.Errorf("%s: body lacks %s\n%s", c.name, w, body)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(string(body), w) {
+				t.Errorf("%s: body has %s\n%s", c.name, w, body)
+			}
+		}
+	}
+	if _, err := DryRun(an, Request{Messages: msgs, CacheRetention: "forever"}); err == nil || !strings.Contains(err.Error(), `unknown cache retention "forever"`) {
+		t.Errorf("bad retention: %v", err)
+	}
+}
