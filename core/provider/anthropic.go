@@ -48,6 +48,7 @@ type anthropicSource struct {
 type anthropicTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
+	EagerInput   bool            `json:"eager_input_streaming,omitempty"`
 	InputSchema  json.RawMessage `json:"input_schema"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
@@ -117,7 +118,9 @@ func imageBlock(p Part) anthropicBlock {
 // API accepts. Tool schemas are sent as input_schema with "type":"object",
 // their "properties" and "required" (as given; empty when absent) and
 // any "additionalProperties", "$defs" or "definitions"; other root keywords
-// are left out because the API rejects some of them.
+// are left out because the API rejects some of them. Each tool asks for
+// eager_input_streaming, so arguments stream in small fragments instead of
+// arriving whole after a pause, as the established harness asks by default.
 //
 // max_tokens is outputCap's. "stream" appears only when req.Stream is set.
 // The output is deterministic. It fails on an unknown role, a malformed
@@ -195,7 +198,7 @@ func BuildAnthropicBody(route Route, req Request) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: tool %q: %v", route.label(), t.Name, err)
 		}
-		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, EagerInput: true, InputSchema: schema})
 	}
 	if n := len(body.Tools); n > 0 {
 		body.Tools[n-1].CacheControl = cache

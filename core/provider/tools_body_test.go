@@ -97,7 +97,7 @@ func TestToolBodyRules(t *testing.T) {
 		{"openai tool result", oa, `{"role":"tool","content":"package a\n\nfunc A() int { return 1 }\n","tool_call_id":"call_a"}`},
 		{"openai image-only result", oa, `{"role":"tool","content":"(see attached image)","tool_call_id":"toolu|x/y+z"},{"role":"user","content":[{"type":"text","text":"Attached image(s) from tool result:"},{"type":"image_url"`},
 		{"openai dangling call closed", oa, `{"role":"tool","content":"No result provided","tool_call_id":"call_d"},{"role":"user","content":"Stop there; is it done?"}`},
-		{"anthropic tools with cache on the last", an, `{"name":"screenshot","description":"Capture the screen.","input_schema":{"type":"object","properties":{},"required":[]},"cache_control":{"type":"ephemeral"}}]`},
+		{"anthropic tools with cache on the last", an, `{"name":"screenshot","description":"Capture the screen.","eager_input_streaming":true,"input_schema":{"type":"object","properties":{},"required":[]},"cache_control":{"type":"ephemeral"}}]`},
 		{"anthropic schema reduced", an, `"input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`},
 		{"anthropic system cached", an, `"system":[{"type":"text","text":"You are pi.","cache_control":{"type":"ephemeral"}}]`},
 		{"anthropic user image", an, `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + tinyPNG + `"}}`},
