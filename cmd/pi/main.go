@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/core/sandbox"
 	"github.com/spf13/pflag"
 	"io"
 	"os"
@@ -43,6 +44,11 @@ type app struct {
 }
 
 func main() {
+	// The confining helper the bash tool starts: handled before anything
+	// else so it stays small and never reads flags or settings.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	home, _ := os.UserHomeDir()
@@ -64,6 +70,7 @@ Usage:
   pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust
   pi ext SUBCOMMAND           build, inspect, test, install and list extensions
   pi session show FILE        show a session transcript and the requests it replays to
+  pi sandbox check [--json]   show the sandbox policy for this directory and whether the kernel enforces it
   pi trust [--revoke] [DIR]   trust a project's .pi/ resources from now on (or stop trusting it)
 
 Run "pi COMMAND --help" for the flags of a command.
@@ -87,6 +94,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdExt(ctx, args[1:])
 	case "session":
 		err = a.cmdSession(ctx, args[1:])
+	case "sandbox":
+		err = a.cmdSandbox(ctx, args[1:])
 	case "trust":
 		err = a.cmdTrust(ctx, args[1:])
 	case "help", "-h", "--help":

@@ -13,6 +13,7 @@ import (
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -53,11 +54,14 @@ func helper(args []string) error {
 	return syscall.Exec(prog, argv, os.Environ())
 }
 
+// confine restricts the calling OS thread only, which then executes the
+// command: execve keeps the executing thread's no_new_privs, Landlock
+// domain and seccomp filters, and ends every other thread. Restricting
+// all threads (what Config.Restrict does) would signal each of the Go
+// runtime's threads and wait for them, which costs milliseconds per call
+// on a loaded machine and buys nothing here.
 func confine(s spec) error {
-	runtime.LockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
+	runtime.LockOSThread() // never unlocked: the thread execs
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		landlock.RWFiles(s.Devices...).WithIoctlDev().IgnoreIfMissing(),
@@ -68,15 +72,24 @@ func confine(s spec) error {
 	// V5 is the newest ABI whose rights pi means to handle (file system,
 	// TCP, device ioctl); BestEffort drops what older kernels lack.
 	cfg := landlock.V5.BestEffort()
-	var err error
 	if s.Network {
-		err = cfg.RestrictPaths(rules...)
-	} else {
-		// No TCP port rules: Landlock (ABI 4+) refuses every TCP bind and
-		// connect, a second line behind the seccomp filter.
-		err = cfg.Restrict(rules...)
+		// Handle file-system rights only, so TCP stays open.
+		cfg = landlock.Config{HandledAccessFS: landlock.V5.HandledAccessFS}.BestEffort()
 	}
+	// Without network rules, a config that handles TCP (ABI 4+) refuses
+	// every TCP bind and connect: a second line behind seccomp.
+	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("landlock: this kernel offers nothing to enforce")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	if !s.Network {
@@ -129,7 +142,7 @@ func denyNetwork() error {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
 	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
 		return errno
 	}
