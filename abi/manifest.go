@@ -104,8 +104,9 @@ type Capabilities struct {
 	// (path.Match syntax, plus "**" for any number of directories), read
 	// through pi_read_file.
 	Files []string `yaml:"files,omitempty" json:"files,omitempty"`
-	// Network lists host names reachable through Extism HTTP requests
-	// ("*" patterns as Extism allows).
+	// Network lists the hosts reachable through Extism HTTP requests, as
+	// host patterns (see ValidateHostPattern): a name or *.domain,
+	// optionally with :PORT.
 	Network []string `yaml:"network,omitempty" json:"network,omitempty"`
 	// Env lists environment variable names visible to the guest.
 	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
@@ -291,8 +292,8 @@ func (m *Manifest) Validate() []error {
 		}
 	}
 	for i, h := range m.Capabilities.Network {
-		if h == "" || strings.ContainsAny(h, "/ :") {
-			add(fmt.Sprintf("capabilities.network[%d]", i), "%q must be a host name", h)
+		if err := ValidateHostPattern(h); err != nil {
+			add(fmt.Sprintf("capabilities.network[%d]", i), "%v", err)
 		}
 	}
 	for i, e := range m.Capabilities.Env {

@@ -40,7 +40,8 @@ type Extension struct {
 	exports     []string
 	compileTime time.Duration
 
-	compiled *extism.CompiledPlugin
+	compiled   *extism.CompiledPlugin
+	compileErr error // set when a compilation ran over its time
 	// plugin is what compiling needs, kept for lazy extensions.
 	plugin    extism.Manifest
 	pluginCfg extism.PluginConfig
@@ -90,26 +91,79 @@ func (e *Extension) Imports() []Import { return e.pkg.Imports }
 // Exports returns the module's exported function names, sorted.
 func (e *Extension) Exports() []string { return e.exports }
 
-// compile compiles the module (or loads it from the compilation cache).
-// The caller holds e.mu or owns e exclusively.
+// compile compiles the module (or loads it from the compilation cache),
+// within the runtime's compile timeout and until ctx is canceled; wazero
+// cannot stop a compilation, so one given up on finishes in the
+// background and is discarded. The caller holds e.mu or owns e
+// exclusively.
 func (e *Extension) compile(ctx context.Context) error {
+	if e.compileErr != nil {
+		return e.compileErr // a compilation that ran over is not retried
+	}
+	ctx, cancel := e.rt.bound(ctx, 0)
+	defer cancel()
+	limit := e.rt.compileTimeout()
 	lock := e.rt.compileLock(e.pkg.SHA256)
-	lock.Lock()
-	defer lock.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case lock <- struct{}{}:
+	default:
+		wait := time.NewTimer(limit)
+		select {
+		case lock <- struct{}{}:
+			wait.Stop()
+		case <-ctx.Done():
+			wait.Stop()
+			return ctx.Err()
+		case <-wait.C:
+			return fmt.Errorf("waited %v for another compilation of this module", limit)
+		}
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
 	start := time.Now()
 	wasm, err := e.pkg.moduleBytes()
 	if err != nil {
+		<-lock
 		return err
 	}
 	manifest := e.plugin
 	manifest.Wasm = []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}}
-	compiled, err := extism.NewCompiledPlugin(ctx, manifest, e.pluginCfg, e.hostFunctions())
-	e.compileTime = time.Since(start)
-	if err != nil {
-		return err
+	type result struct {
+		c   *extism.CompiledPlugin
+		err error
 	}
-	e.compiled = compiled
-	return nil
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-lock }()
+		c, err := extism.NewCompiledPlugin(context.WithoutCancel(ctx), manifest, e.pluginCfg, e.hostFunctions())
+		done <- result{c, err}
+	}()
+	abandon := func() {
+		go func() {
+			if r := <-done; r.c != nil {
+				r.c.Close(context.Background())
+			}
+		}()
+	}
+	select {
+	case r := <-done:
+		e.compileTime = time.Since(start)
+		if r.err != nil {
+			return r.err
+		}
+		e.compiled = r.c
+		return nil
+	case <-ctx.Done():
+		abandon()
+		return ctx.Err()
+	case <-timer.C:
+		abandon()
+		e.compileErr = fmt.Errorf("compiling took longer than %v; given up", limit)
+		return e.compileErr
+	}
 }
 
 // checkExportsStatically finishes a lazy load: the module must export
@@ -151,6 +205,8 @@ func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Di
 // missing, checking the ABI version the module reports. The caller holds
 // e.mu.
 func (e *Extension) readyLocked(ctx context.Context) error {
+	ctx, cancel := e.rt.bound(ctx, 0)
+	defer cancel()
 	if e.compiled == nil {
 		if err := e.compile(ctx); err != nil {
 			return fmt.Errorf("compile: %w", err)
@@ -258,7 +314,7 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		WithMemoryLimitPages(uint32(e.limits.MemoryMiB) * 16).
 		WithCompilationCache(r.cache)
 	manifest := extism.Manifest{
-		AllowedHosts: caps.Network,
+		AllowedHosts: extismHosts(caps.Network),
 		Memory: &extism.ManifestMemory{
 			MaxPages:             uint32(e.limits.MemoryMiB) * 16,
 			MaxHttpResponseBytes: int64(e.limits.OutputKiB) << 10,

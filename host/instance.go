@@ -151,9 +151,14 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 			mc = mc.WithEnv(k, v)
 		}
 	}
-	p, err := e.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	// Instantiating runs the module's start function, if it has one: guest
+	// code, bounded like any other (and stopped when pi shuts down).
+	ictx, cancel := e.rt.bound(ctx, e.initTimeout())
+	defer cancel()
+	p, err := e.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
-		return nil, err
+		_, cerr := classify(ictx, err, inst.stderr.String(), e.initTimeout())
+		return nil, fmt.Errorf("instantiate: %w", cerr)
 	}
 	name := e.Name()
 	p.SetLogger(func(level extism.LogLevel, msg string) {
@@ -186,6 +191,7 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 	}
 	v := context.WithValue(context.Background(), extism.PluginCtxKey("extism"), inst.kernel)
 	v = context.WithValue(v, extism.PluginCtxKey("plugin"), p)
+	v = withNetGrant(v, e.caps.Network)
 	inst.values = context.WithValue(v, extism.InputOffsetKey("inputOffset"), uint64(0))
 	return inst, nil
 }
@@ -194,7 +200,7 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 func (i *instance) abiVersion(ctx context.Context, d time.Duration) (int, error) {
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	rc, _, err := i.plugin.CallWithContext(cctx, abi.ExportABIVersion, nil)
+	rc, _, err := i.plugin.CallWithContext(i.callCtx(cctx), abi.ExportABIVersion, nil)
 	if err != nil {
 		_, cerr := classify(cctx, err, i.stderr.String(), d)
 		return 0, cerr

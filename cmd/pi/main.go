@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"time"
 )
 
 // Exit codes.
@@ -21,6 +22,8 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitInterrupted is the shell's code for a process ended by SIGINT.
+	exitInterrupted = 130
 )
 
 // usageError marks a problem with how pi was called (exit code 2).
@@ -51,6 +54,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go exitAfterInterrupt(ctx, stop)
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
 	a := &app{
@@ -161,4 +165,20 @@ func takesValue(arg string) bool {
 		f = fs.ShorthandLookup(name)
 	}
 	return f != nil && f.Value.Type() != "bool"
+}
+
+// interruptGrace is how long pi may take to wind down after Ctrl-C.
+const interruptGrace = 2 * time.Second
+
+// exitAfterInterrupt makes Ctrl-C end pi at any point: the first one
+// cancels ctx, which every command and guest call heeds, and restores the
+// default handling so that a second one kills pi at once; if pi is still
+// running after interruptGrace (stuck in something that cannot be
+// interrupted, such as compiling a module), it exits anyway.
+func exitAfterInterrupt(ctx context.Context, stop context.CancelFunc) {
+	<-ctx.Done()
+	stop()
+	time.Sleep(interruptGrace)
+	fmt.Fprintln(os.Stderr, "pi: interrupted")
+	os.Exit(exitInterrupted)
 }
