@@ -55,8 +55,13 @@ func identityOf(path string) (fileIdentity, bool) {
 
 func openDigestCache(dir string) *digestCache {
 	c := &digestCache{path: filepath.Join(dir, "modules.json"), entries: map[string]digestEntry{}}
-	if b, err := os.ReadFile(c.path); err == nil {
-		_ = json.Unmarshal(b, &c.entries) // a corrupt cache is only a slower run
+	if b, err := ReadRegularFile(c.path, 16<<20); err == nil {
+		// A bad cache (corrupt, or "null") is only a slower run: start
+		// empty.
+		var m map[string]digestEntry
+		if json.Unmarshal(b, &m) == nil && m != nil {
+			c.entries = m
+		}
 	}
 	return c
 }

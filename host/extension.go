@@ -136,7 +136,9 @@ func (e *Extension) compile(ctx context.Context) error {
 		err error
 	}
 	done := make(chan result, 1)
+	e.rt.compiles.Add(1)
 	go func() {
+		defer e.rt.compiles.Done()
 		defer func() { <-lock }()
 		c, err := extism.NewCompiledPlugin(context.WithoutCancel(ctx), manifest, e.pluginCfg, e.hostFunctions())
 		done <- result{c, err}

@@ -68,6 +68,9 @@ type Runtime struct {
 	// on a guest.
 	base context.Context
 	stop context.CancelFunc
+	// compiles counts compilations in flight, including those given up
+	// on: the compilation cache is closed only after they finish.
+	compiles sync.WaitGroup
 
 	mu        sync.Mutex
 	exts      []*Extension
@@ -198,7 +201,18 @@ func (r *Runtime) Close(ctx context.Context) error {
 	for _, e := range exts {
 		e.Close(ctx)
 	}
-	return r.cache.Close(ctx)
+	// A compilation given up on still runs and writes to the cache;
+	// closing the cache under it would crash it. Close the cache when it
+	// ends, without waiting for it here.
+	done := make(chan struct{})
+	go func() { r.compiles.Wait(); close(done) }()
+	select {
+	case <-done:
+		return r.cache.Close(ctx)
+	default:
+		go func() { <-done; r.cache.Close(context.Background()) }()
+		return nil
+	}
 }
 
 // forget drops a closed extension from the runtime's list.
