@@ -269,9 +269,14 @@ func (c *Client) once(ctx context.Context, route Route, target string, body []by
 	}
 
 	var sink eventSink
-	if route.API == APIAnthropicMessages {
+	switch route.API {
+	case APIAnthropicMessages:
 		sink = &anthropicStream{label: label, out: out}
-	} else {
+	case APIOpenAIResponses, APIAzureOpenAIResponses:
+		sink = newResponsesStream(label, route.API, out)
+	case APIGoogleGenerativeAI:
+		sink = newGoogleStream(label, out)
+	default:
 		sink = newOpenAIStream(label, out)
 	}
 	sse := NewSSEReader(hresp.Body)

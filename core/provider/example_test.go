@@ -47,7 +47,7 @@ func ExampleDescribeRequest() {
 	// Output:
 	// POST https://api.openai.com/v1/chat/completions
 	// Authorization: Bearer [redacted]
-	// {"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":16384}
+	// {"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":16384}
 }
 
 func ExampleClient_Stream() {
