@@ -59,22 +59,22 @@ func buildResponsesBody(r Route, req Request) ([]byte, error) {
 		switch m.Role {
 		case RoleSystem:
 			if m.Content != "" {
-				input = append(input, map[string]any{"role": sysRole, "content": m.Content})
+				input = append(input, orderedItem{{"role", sysRole}, {"content", m.Content}})
 			}
 		case RoleUser:
-			var parts []map[string]any
+			var parts []orderedItem
 			for _, p := range partsOf(m) {
 				if p.Type == PartImage {
-					parts = append(parts, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + p.MimeType + ";base64," + p.Data})
+					parts = append(parts, orderedItem{{"type", "input_image"}, {"detail", "auto"}, {"image_url", "data:" + p.MimeType + ";base64," + p.Data}})
 				} else {
-					parts = append(parts, map[string]any{"type": "input_text", "text": p.Text})
+					parts = append(parts, orderedItem{{"type", "input_text"}, {"text", p.Text}})
 				}
 			}
 			if m.Parts == nil && m.Content == "" {
-				parts = []map[string]any{{"type": "input_text", "text": ""}}
+				parts = []orderedItem{{{"type", "input_text"}, {"text", ""}}}
 			}
 			if len(parts) > 0 {
-				input = append(input, map[string]any{"role": "user", "content": parts})
+				input = append(input, orderedItem{{"role", "user"}, {"content", parts}})
 			}
 		case RoleAssistant:
 			if sig := strings.TrimSpace(m.ThinkingSignature); strings.HasPrefix(sig, "{") && json.Valid([]byte(sig)) {
@@ -84,7 +84,7 @@ func buildResponsesBody(r Route, req Request) ([]byte, error) {
 				id := "msg_pi_" + strconv.Itoa(assistantN)
 				input = append(input, orderedItem{
 					{"type", "message"}, {"role", "assistant"},
-					{"content", []map[string]any{{"type": "output_text", "text": m.Content, "annotations": []any{}}}},
+					{"content", []orderedItem{{{"type", "output_text"}, {"text", m.Content}, {"annotations", []any{}}}}},
 					{"status", "completed"}, {"id", id},
 				})
 			}
@@ -97,12 +97,12 @@ func buildResponsesBody(r Route, req Request) ([]byte, error) {
 			callID, _, _ := strings.Cut(m.ToolCallID, "|")
 			var output any = toolResultText(m)
 			if hasImage(m.Parts) {
-				var parts []map[string]any
+				var parts []orderedItem
 				for _, p := range m.Parts {
 					if p.Type == PartImage {
-						parts = append(parts, map[string]any{"type": "input_image", "detail": "auto", "image_url": "data:" + p.MimeType + ";base64," + p.Data})
+						parts = append(parts, orderedItem{{"type", "input_image"}, {"detail", "auto"}, {"image_url", "data:" + p.MimeType + ";base64," + p.Data}})
 					} else if p.Text != "" {
-						parts = append(parts, map[string]any{"type": "input_text", "text": p.Text})
+						parts = append(parts, orderedItem{{"type", "input_text"}, {"text", p.Text}})
 					}
 				}
 				output = parts
