@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func TestSandboxCheck(t *testing.T) {
 
 	// Flags beat settings; the plain form names the mode.
 	out, _, code = c.run("sandbox", "check", "--cwd", proj, "--sandbox", "read-only", "--sandbox-network", "on")
-	if code != 0 || !strings.Contains(out, "read-only") || !strings.Contains(out, "network    on") && !strings.Contains(out, "on\n") {
+	if code != 0 || !regexp.MustCompile(`(?m)^mode +read-only$`).MatchString(out) || !regexp.MustCompile(`(?m)^network +on$`).MatchString(out) {
 		t.Errorf("plain check: exit %d\n%s", code, out)
 	}
 	if _, errOut, code := c.run("sandbox", "check", "--sandbox", "loose"); code != exitUsage || !strings.Contains(errOut, "loose") {
