@@ -22,8 +22,18 @@ plugins:
 test: build plugins
 	$(GO) test ./...
 
+# The main job: a recorded task replayed on a fresh copy of examples/demo
+# (no network, no key): the agent runs the failing tests, reads the code,
+# fixes it and runs the tests again, with today's tools and extensions.
+# Then the prompt that run used, section by section, with where each came from.
+DEMO_TASK := The slug tests fail. Find out why, fix it, and run the tests again.
 run: build plugins
-	$(BIN) prompt --explain --cwd examples/demo --approve --grant git-branch
+	@rm -rf .cache/demo && mkdir -p .cache && cp -R examples/demo .cache/demo
+	@echo "── replaying examples/recordings/fix-slug.jsonl in .cache/demo (a copy of examples/demo) ──"
+	$(BIN) -p --approve --grant git-branch --no-session --cwd .cache/demo \
+		--model replay:examples/recordings/fix-slug.jsonl --transcript "$(DEMO_TASK)"
+	@echo "── the system prompt of that run, section by section ──"
+	$(BIN) prompt --explain --cwd .cache/demo --approve --grant git-branch
 
 # Go micro-benchmarks, then the side-by-side end-to-end table (installs the
 # peer harness into .cache/bench on first use). Never part of `make test`.

@@ -136,12 +136,25 @@ func normalizeArgs(args []string) []string {
 		if s == "--" {
 			return append(out, args[i:]...)
 		}
-		if s == "-na" && (i == 0 || !takesValue(args[i-1])) {
-			s = "--no-approve"
+		if long, ok := multiLetterShort[s]; ok && (i == 0 || !takesValue(args[i-1])) {
+			s = long
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// multiLetterShort are the established harness's short forms of more than
+// one letter, which pflag cannot express.
+var multiLetterShort = map[string]string{
+	"-na":  "--no-approve",
+	"-nt":  "--no-tools",
+	"-nbt": "--no-builtin-tools",
+	"-xt":  "--exclude-tools",
+	"-ne":  "--no-extensions",
+	"-nc":  "--no-context-files",
+	"-ns":  "--no-skills",
+	"-np":  "--no-prompt-templates",
 }
 
 // takesValue reports whether arg is a flag that consumes the next argument
