@@ -164,7 +164,7 @@ func TestGuestTextIsEscapedOnTheTerminal(t *testing.T) {
 		shownRaw(t, "pi ext test", out+errs)
 	})
 	t.Run("prompt -v", func(t *testing.T) {
-		out, errs, code := c.runTTY("", false, true, "prompt", "--cwd", proj, "-e", pkg, "-v")
+		out, errs, code := c.runTTY("", false, true, "prompt", "--cwd", proj, "-e", pkg, "--verbose")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}

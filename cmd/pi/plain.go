@@ -71,7 +71,7 @@ func (p *plainTranscript) event(e agent.Event) {
 			shown = shown[:p.previewLines]
 		}
 		for _, l := range shown {
-			fmt.Fprintf(p.w, "  │ %s\n", esc(l))
+			fmt.Fprintf(p.w, "  │ %s\n", termtext.EscapeLines(l))
 		}
 		if more := len(lines) - len(shown); more > 0 {
 			fmt.Fprintf(p.w, "  │ … %d more line(s)\n", more)
