@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/piwasm/pi/internal/atomicfile"
 )
@@ -36,21 +35,6 @@ type fileIdentity struct {
 	Dev, Ino         uint64
 	Size             int64
 	MtimeNs, CtimeNs int64
-}
-
-func identityOf(path string) (fileIdentity, bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileIdentity{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileIdentity{}, false
-	}
-	return fileIdentity{
-		Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: fi.Size(),
-		MtimeNs: fi.ModTime().UnixNano(), CtimeNs: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
-	}, true
 }
 
 func openDigestCache(dir string) *digestCache {
