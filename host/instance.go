@@ -27,6 +27,8 @@ type instance struct {
 	kernel api.Module // Extism's kernel module of this instance
 	mem    api.Memory // the guest's linear memory; nil if it has none
 	stderr *tailBuffer
+	// logLines counts log lines outside calls (instantiation, warm-up).
+	logLines int
 
 	// Functions resolved once: wazero allocates a call stack for every
 	// ExportedFunction lookup, which Extism's own call path repeats
@@ -170,6 +172,14 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 			lv = "warn"
 		case extism.LogLevelError:
 			lv = "error"
+		}
+		// Extism's log functions get pi_log's budget: lines per call and
+		// bytes per line (Extism has already read the whole message).
+		if !e.logAllowed(inst) {
+			return
+		}
+		if len(msg) > maxLogLen {
+			msg = msg[:maxLogLen]
 		}
 		e.rt.log(name, lv, msg)
 	})
