@@ -189,11 +189,11 @@ func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta f
 func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onEvent func(StreamEvent)) (Response, error) {
 	body, err := DryRun(route, req)
 	if err != nil {
-		return Response{}, err
+		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
 	}
 	target, err := route.Endpoint()
 	if err != nil {
-		return Response{}, err
+		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
 	}
 	policy := c.Retry.withDefaults()
 	for attempt := 0; ; attempt++ {
