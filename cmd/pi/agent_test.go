@@ -272,3 +272,50 @@ func TestReplayReportsADifferentResult(t *testing.T) {
 		t.Fatalf("no mismatch reported:\n%s", errs)
 	}
 }
+
+// TestPermissionRulesInPrintMode: a deny rule blocks a compound command
+// whose second part matches, an ask rule with nobody to ask is a deny the
+// model is told about, and both decisions are in the session file with
+// their source; the run goes on.
+func TestPermissionRulesInPrintMode(t *testing.T) {
+	c := newCLI(t)
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{
+			{ID: "push", Name: "bash", Args: json.RawMessage(`{"command":"git status && git push --force origin main"}`)},
+			{ID: "rm", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`)},
+			{ID: "ok", Name: "bash", Args: json.RawMessage(`{"command":"echo fine"}`)},
+		}},
+		{Text: "Understood."},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"permissions":{"deny":["bash(git push:*)"],"ask":["bash(rm:*)"]}}`})
+	proj := t.TempDir()
+	out, errs, code := c.run("-p", "--cwd", proj, "clean up and push")
+	if code != 0 || out != "Understood.\n" {
+		t.Fatalf("exit %d out %q\n%s", code, out, errs)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	push, rm, ok := resultOf(t, msgs, "push"), resultOf(t, msgs, "rm"), resultOf(t, msgs, "ok")
+	if !push.Failed() || !strings.Contains(push.Content.Text(), "git push") {
+		t.Errorf("push not blocked: %q", push.Content.Text())
+	}
+	if !rm.Failed() || !strings.Contains(rm.Content.Text(), "approval") {
+		t.Errorf("ask rule not turned into a deny with a reason: %q", rm.Content.Text())
+	}
+	if ok.Failed() || !strings.Contains(ok.Content.Text(), "fine") {
+		t.Errorf("allowed call: %q", ok.Content.Text())
+	}
+	files, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "*.jsonl"))
+	tr, err := session.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decided []string
+	for _, e := range tr.Entries {
+		if e.Type == session.TypeDecision {
+			decided = append(decided, e.Decision.ToolCallID+":"+e.Decision.Outcome+":"+filepath.Base(e.Decision.Source))
+		}
+	}
+	if strings.Join(decided, " ") != "push:deny:settings.json rm:deny:settings.json" {
+		t.Errorf("decisions recorded: %v", decided)
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -52,9 +54,17 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	go exitAfterInterrupt(ctx, stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	var received atomic.Value
+	go func() {
+		s := <-sigc
+		received.Store(s)
+		cancel()
+		exitAfterInterrupt(s)
+	}()
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
 	a := &app{
@@ -62,7 +72,23 @@ func main() {
 		getenv: os.Getenv, home: home, wd: wd,
 		isTerminal: isTerminal(os.Stdin), outTerminal: isTerminal(os.Stdout),
 	}
-	os.Exit(a.run(ctx, os.Args[1:]))
+	code := a.run(ctx, os.Args[1:])
+	if s, ok := received.Load().(os.Signal); ok {
+		code = signalExit(s)
+	}
+	os.Exit(code)
+}
+
+// signalExit is the exit code after a signal, as the established harness
+// and shells report it: 128 + the signal number.
+func signalExit(s os.Signal) int {
+	switch s {
+	case syscall.SIGTERM:
+		return 143
+	case syscall.SIGHUP:
+		return 129
+	}
+	return exitInterrupted
 }
 
 const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
@@ -188,10 +214,9 @@ const interruptGrace = 2 * time.Second
 // default handling so that a second one kills pi at once; if pi is still
 // running after interruptGrace (stuck in something that cannot be
 // interrupted, such as compiling a module), it exits anyway.
-func exitAfterInterrupt(ctx context.Context, stop context.CancelFunc) {
-	<-ctx.Done()
-	stop()
+func exitAfterInterrupt(s os.Signal) {
+	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	time.Sleep(interruptGrace)
 	fmt.Fprintln(os.Stderr, "pi: interrupted")
-	os.Exit(exitInterrupted)
+	os.Exit(signalExit(s))
 }

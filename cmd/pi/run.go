@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/termtext"
+	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
 	"github.com/spf13/pflag"
 )
@@ -42,6 +44,7 @@ type runFlags struct {
 	timeout     time.Duration
 	piEvents    bool
 	transcript  bool
+	sandbox     sandboxFlags
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -73,6 +76,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	c.register(fs)
 	var r runFlags
 	r.register(fs)
+	r.sandbox.register(fs)
 	rest, err := c.parse(fs, args)
 	if err != nil {
 		return a.helpOr(err, runUsage, fs)
@@ -204,18 +208,44 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 		}
 	}
 
-	reg, err := toolRegistry(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Env: []string{
-		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
-		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
-	}})
+	policy, warns, err := a.buildPolicy(r.sandbox, w.loaded.Settings.Files, w.loaded.Cwd)
+	for _, warn := range warns {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(warn.Error()))
+	}
 	if err != nil {
 		return err
 	}
+	if n := policy.Notice(); n != "" {
+		fmt.Fprintf(a.stderr, "pi: %s\n", n)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find pi's own executable for the sandbox helper: %w", err)
+	}
+	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Env: []string{
+		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
+		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
+	}}, exe)
+	reg := tool.NewRegistry()
+	for _, t := range policy.AnnotateBash(builtin.Tools(env)) {
+		if err := reg.Add(t); err != nil {
+			return err
+		}
+	}
+	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
+	rules, rerrs := permission.LoadRules(w.loaded.Settings.Files, paths)
+	for _, e := range rerrs {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
+	}
+	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths,
+		Record: func(d session.Decision) error {
+			return tr.Append(session.Entry{Type: session.TypeDecision, Decision: &d})
+		}}
 	out := &eventWriter{w: a.stdout, on: r.mode == "json"}
 	client := &provider.Client{}
 	runner := &session.Runner{
 		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
-		Route: route, Client: client, Tools: reg, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
+		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
 	}
 	var plain *plainTranscript
 	if r.transcript && !out.on {

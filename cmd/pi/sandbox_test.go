@@ -21,6 +21,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
 	}
+	// PI_TEST_AS_PI makes the test binary run as pi itself, so tests can
+	// send it signals as a user's terminal would (see runAsPi).
+	if os.Getenv("PI_TEST_AS_PI") == "1" {
+		main()
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -34,6 +34,7 @@ const (
 	TypeProjection = "projection" // how a rendered prompt entered the request history
 	TypeRequest    = "request"    // a request was sent at this point
 	TypeError      = "error"      // a request failed
+	TypeDecision   = "decision"   // why a tool call ran or did not (permissions, extensions)
 )
 
 // customTypes maps pi's record kinds to the customType they are stored
@@ -43,6 +44,7 @@ var customTypes = map[string]string{
 	TypeProjection: "pi.projection",
 	TypeRequest:    "pi.request",
 	TypeError:      "pi.error",
+	TypeDecision:   "pi.decision",
 }
 
 // Header is the first line of a session file.
@@ -77,6 +79,8 @@ type Entry struct {
 	// TypeRequest
 	Route string
 	API   string
+	// TypeDecision
+	Decision *Decision
 	// Forced names the extension whose forced prompt replaced the system
 	// text of this request. The text itself is never stored, so a replay
 	// of a forced request shows the structured prompt instead.
@@ -110,6 +114,7 @@ type wireEntry struct {
 }
 
 type wireData struct {
+	*Decision
 	Text         string             `json:"text,omitempty"`
 	Commits      []ProjectionCommit `json:"commits,omitempty"`
 	InHistory    bool               `json:"inHistory,omitempty"`
@@ -142,6 +147,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 		if d := w.Data; d != nil {
 			e.Commits, e.InHistory, e.StartsSeries = d.Commits, d.InHistory, d.StartsSeries
 			e.Route, e.API, e.Forced = d.Route, d.API, d.Forced
+			e.Decision = d.Decision
 			if d.Text != "" {
 				e.Text = d.Text
 			}
@@ -175,6 +181,9 @@ func (e Entry) wire() wireEntry {
 	case TypeError:
 		w.Type, w.CustomType = "custom", customTypes[e.Type]
 		w.Data = &wireData{Text: e.Text}
+	case TypeDecision:
+		w.Type, w.CustomType = "custom", customTypes[e.Type]
+		w.Data = &wireData{Decision: e.Decision}
 	}
 	return w
 }
