@@ -45,9 +45,9 @@ func ExampleDescribeRequest() {
 	fmt.Println("Authorization:", info.Header.Get("Authorization"))
 	fmt.Println(string(body))
 	// Output:
-	// POST https://api.openai.com/v1/chat/completions
+	// POST https://api.openai.com/v1/responses
 	// Authorization: Bearer [redacted]
-	// {"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":16384}
+	// {"model":"gpt-x","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}],"stream":true,"store":false,"max_output_tokens":16384}
 }
 
 func ExampleClient_Stream() {

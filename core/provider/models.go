@@ -31,7 +31,7 @@ type builtinProvider struct {
 // function, not a package variable, so that nothing can change it.
 func builtins() map[string]builtinProvider {
 	return map[string]builtinProvider{
-		"openai":      {APIOpenAICompletions, DefaultOpenAIBaseURL, "OPENAI_API_KEY"},
+		"openai":      {APIOpenAIResponses, DefaultOpenAIBaseURL, "OPENAI_API_KEY"},
 		"anthropic":   {APIAnthropicMessages, DefaultAnthropicBaseURL, "ANTHROPIC_API_KEY"},
 		"google":      {APIGoogleGenerativeAI, DefaultGoogleBaseURL, "GEMINI_API_KEY"},
 		"azure":       {APIAzureOpenAIResponses, "", "AZURE_OPENAI_API_KEY"},

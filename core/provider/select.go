@@ -93,7 +93,10 @@ func (m *Models) Select(s Selection) (Selected, error) {
 		}
 	}
 	pool := m.pool(s.Provider)
-	c, level, warning, err := m.lookup(text, s, pool)
+	// A key given on the command line goes to whichever provider is chosen,
+	// so configured keys must not choose it.
+	usable := func(p string) bool { return s.APIKey == "" && m.hasKey(p) }
+	c, level, warning, err := m.lookup(text, s, pool, usable)
 	if err != nil {
 		return Selected{}, err
 	}
@@ -119,11 +122,10 @@ func (m *Models) Select(s Selection) (Selected, error) {
 		return Selected{}, fmt.Errorf("model %q: missing model id after %q", text, provName+"/")
 	}
 	warning = ""
-	if len(p.Models) > 0 {
-		warning = fmt.Sprintf("model %q is not listed for provider %q; using it as a custom model id", id, p.Name)
-	}
+	_, builtin := builtins()[p.Name]
 	mc := ModelConfig{ID: id}
-	if len(p.Models) > 0 {
+	if len(p.Models) > 0 && !builtin {
+		warning = fmt.Sprintf("model %q is not listed for provider %q; using it as a custom model id", id, p.Name)
 		// The other harness copies the provider's first model's settings.
 		mc = p.Models[0]
 		mc.ID, mc.Name = id, id
@@ -173,17 +175,17 @@ func (m *Models) finish(s Selection, c candidate, level, warning string) (Select
 }
 
 // lookup finds text in the pool: exact, fuzzy, then with a thinking suffix.
-func (m *Models) lookup(text string, s Selection, pool []candidate) (*candidate, string, string, error) {
-	c, err := m.reference(text, pool, !s.Exact, s.APIKey != "")
+func (m *Models) lookup(text string, s Selection, pool []candidate, usable func(string) bool) (*candidate, string, string, error) {
+	c, err := m.reference(text, pool, !s.Exact, usable, s.APIKey != "")
 	if c != nil || err != nil {
 		return c, "", "", err
 	}
 	if !s.Exact {
-		if c, err := m.fuzzy(text, pool, s.APIKey != ""); c != nil || err != nil {
+		if c, err := m.fuzzy(text, pool, usable, s.APIKey != ""); c != nil || err != nil {
 			return c, "", "", err
 		}
 		if base, lvl, ok := splitThinking(text); ok {
-			c, _, _, err := m.lookup(base, s, pool)
+			c, _, _, err := m.lookup(base, s, pool, usable)
 			if c != nil || err != nil {
 				return c, lvl, "", err
 			}
@@ -201,7 +203,7 @@ func splitThinking(text string) (base, level string, ok bool) {
 }
 
 // reference is step 1 of Select.
-func (m *Models) reference(text string, pool []candidate, fuzzy, inlineKey bool) (*candidate, error) {
+func (m *Models) reference(text string, pool []candidate, fuzzy bool, usable func(string) bool, inlineKey bool) (*candidate, error) {
 	var raw []candidate
 	for _, c := range pool {
 		if strings.EqualFold(c.model.ID, text) {
@@ -247,7 +249,6 @@ func (m *Models) reference(text string, pool []candidate, fuzzy, inlineKey bool)
 	if len(all) == 0 {
 		return nil, nil
 	}
-	usable := func(p string) bool { return !inlineKey && m.hasKey(p) }
 	if providersOf(all) == 1 {
 		return &all[0], nil
 	}
@@ -357,21 +358,21 @@ func bestFuzzy(ms []candidate) *candidate {
 }
 
 // fuzzy is step 2 of Select.
-func (m *Models) fuzzy(text string, pool []candidate, inlineKey bool) (*candidate, error) {
+func (m *Models) fuzzy(text string, pool []candidate, usable func(string) bool, inlineKey bool) (*candidate, error) {
 	ms := fuzzyMatches(text, pool)
 	if len(ms) == 0 {
 		return nil, nil
 	}
 	candidates := ms
-	if providersOf(ms) > 1 && !inlineKey {
-		var usable []candidate
+	if providersOf(ms) > 1 {
+		var ok []candidate
 		for _, c := range ms {
-			if m.hasKey(c.provider.Name) {
-				usable = append(usable, c)
+			if usable(c.provider.Name) {
+				ok = append(ok, c)
 			}
 		}
-		if len(usable) > 0 {
-			candidates = usable
+		if len(ok) > 0 {
+			candidates = ok
 		}
 	}
 	best := bestFuzzy(candidates)
@@ -418,7 +419,16 @@ func (m *Models) Scope(patterns []string) ([]ScopedModel, []string) {
 		}
 		out = append(out, ScopedModel{c.provider.Name, c.model.ID, level})
 	}
-	pool := m.pool("")
+	// Only models whose provider has a key take part, and among them keys
+	// cannot break ties: a pattern naming the same id on two providers
+	// takes both, with a warning.
+	var pool []candidate
+	for _, c := range m.pool("") {
+		if m.hasKey(c.provider.Name) {
+			pool = append(pool, c)
+		}
+	}
+	all := func(string) bool { return true }
 	for _, pat := range patterns {
 		pat = strings.TrimSpace(pat)
 		if pat == "" {
@@ -429,7 +439,7 @@ func (m *Models) Scope(patterns []string) ([]ScopedModel, []string) {
 			if b, l, ok := splitThinking(pat); ok {
 				glob, level = b, l
 			}
-			if c, err := m.reference(glob, pool, false, false); c != nil {
+			if c, err := m.reference(glob, pool, false, all, false); c != nil {
 				add(*c, level)
 				continue
 			} else if err != nil {
@@ -447,7 +457,7 @@ func (m *Models) Scope(patterns []string) ([]ScopedModel, []string) {
 			}
 			continue
 		}
-		c, level, _, err := m.lookup(pat, Selection{}, pool)
+		c, level, _, err := m.lookup(pat, Selection{}, pool, all)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("pattern %q: %v", pat, err))
 			// All of the tied models are taken.
@@ -460,7 +470,7 @@ func (m *Models) Scope(patterns []string) ([]ScopedModel, []string) {
 		}
 		if c == nil {
 			if i := strings.LastIndexByte(pat, ':'); i >= 0 {
-				if c2, _, _, _ := m.lookup(pat[:i], Selection{}, pool); c2 != nil {
+				if c2, _, _, _ := m.lookup(pat[:i], Selection{}, pool, all); c2 != nil {
 					warnings = append(warnings, fmt.Sprintf("invalid thinking level %q in pattern %q; using the default", pat[i+1:], pat))
 					add(*c2, "")
 					continue
