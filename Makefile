@@ -40,6 +40,7 @@ run: build plugins
 bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [ -x bench/e2e.sh ]; then bench/e2e.sh; fi
+	bench/agent.sh --no-build
 
 fuzz:
 	scripts/fuzz.sh

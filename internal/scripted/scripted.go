@@ -37,6 +37,10 @@ type Server struct {
 	// Chunk is the size of the fragments text and arguments are split into
 	// (0: 7 bytes, small enough to cut tokens and JSON in odd places).
 	Chunk int
+	// Restart plays the script from the top whenever a request starts a
+	// conversation (it carries no assistant message), so one server can
+	// answer repeated runs of a benchmark.
+	Restart bool
 
 	mu       sync.Mutex
 	next     int
@@ -70,6 +74,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if s.Restart && !hasAssistant(body) {
+		s.next = 0
+		s.requests = nil
+	}
 	s.requests = append(s.requests, json.RawMessage(body))
 	var rep Reply
 	if s.next < len(s.Replies) {
@@ -219,4 +227,23 @@ func (s *Server) anthropic(w http.ResponseWriter, rep Reply) {
 	}
 	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop}, "usage": map[string]any{"output_tokens": 10}})
 	send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// hasAssistant reports whether a request body carries an assistant message
+// (in either wire shape).
+func hasAssistant(body []byte) bool {
+	var req struct {
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			return true
+		}
+	}
+	return false
 }
