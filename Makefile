@@ -26,21 +26,37 @@ plugins:
 test: build plugins
 	$(GO) test ./...
 
+# The main job: a recorded task replayed on a fresh copy of examples/demo
+# (no network, no key): the agent runs the failing tests, reads the code,
+# fixes it and runs the tests again, with today's tools and extensions.
+# Then the prompt that run used, section by section, with where each came from.
+DEMO_TASK := The slug tests fail. Find out why, fix it, and run the tests again.
 run: build plugins
-	$(BIN) prompt --explain --cwd examples/demo --approve --grant git-branch
+	@rm -rf .cache/demo && mkdir -p .cache && cp -R examples/demo .cache/demo
+	@echo "── replaying examples/recordings/fix-slug.jsonl in .cache/demo (a copy of examples/demo) ──"
+	$(BIN) -p --approve --grant git-branch --no-session --cwd .cache/demo \
+		--model replay:examples/recordings/fix-slug.jsonl --transcript "$(DEMO_TASK)"
+	@echo "── the system prompt of that run, section by section ──"
+	$(BIN) prompt --explain --cwd .cache/demo --approve --grant git-branch
 
 # Go micro-benchmarks, then the side-by-side end-to-end table (installs the
 # peer harness into .cache/bench on first use). Never part of `make test`.
 bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [ -x bench/e2e.sh ]; then bench/e2e.sh; fi
+	bench/agent.sh --no-build
 
 fuzz:
 	scripts/fuzz.sh
 
+# Cross-compiles for the systems pi ships on (no tests run there).
 lint:
 	$(GO) vet ./...
-	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk-guest/... ./plugins/examples/... ./host/testdata/guests/...
+	@for os in linux darwin windows; do \
+		echo "build GOOS=$$os"; \
+		GOOS=$$os $(GO) build ./... || exit 1; \
+	done
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk-guest/... ./plugins/examples/... ./host/testdata/guests/... ./cmd/pi/testdata/guests/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

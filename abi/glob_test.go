@@ -17,10 +17,16 @@ func matchRef(g, p []string) bool {
 			if matchRef(g[1:], p[i:]) {
 				return true
 			}
+			if i < len(p) && strings.HasPrefix(p[i], ".") {
+				return false // "**" does not cross a hidden name
+			}
 		}
 		return false
 	}
 	if len(p) == 0 {
+		return false
+	}
+	if strings.HasPrefix(p[0], ".") && !strings.HasPrefix(g[0], ".") {
 		return false
 	}
 	ok, _ := path.Match(g[0], p[0])
@@ -42,6 +48,20 @@ func TestMatchGlobTable(t *testing.T) {
 		{"a/**/b/**/c", "a/b/c", true},
 		{"a/**/b/**/c", "a/x/y/b/z/c", true},
 		{"a/**/b/**/c", "a/x/y/z/c", false},
+		// Hidden names must be named (granting * is not granting .env).
+		{"*", ".env", false},
+		{"?env", ".env", false},
+		{"[.]env", ".env", false},
+		{"**", ".env", false},
+		{"**/*", "config/.env", false},
+		{"**/*.md", ".github/README.md", false},
+		{"docs/**", "docs/.secret/x", false},
+		{".env", ".env", true},
+		{".*", ".env", true},
+		{"config/.env", "config/.env", true},
+		{"**/.env", "config/.env", true},
+		{".github/**", ".github/workflows/ci.yml", true},
+		{"*", "README.md", true},
 	} {
 		if got := MatchGlob(c.g, c.p); got != c.want {
 			t.Errorf("MatchGlob(%q, %q) = %v", c.g, c.p, got)

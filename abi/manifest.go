@@ -104,8 +104,9 @@ type Capabilities struct {
 	// (path.Match syntax, plus "**" for any number of directories), read
 	// through pi_read_file.
 	Files []string `yaml:"files,omitempty" json:"files,omitempty"`
-	// Network lists host names reachable through Extism HTTP requests
-	// ("*" patterns as Extism allows).
+	// Network lists the hosts reachable through Extism HTTP requests, as
+	// host patterns (see ValidateHostPattern): a name or *.domain,
+	// optionally with :PORT.
 	Network []string `yaml:"network,omitempty" json:"network,omitempty"`
 	// Env lists environment variable names visible to the guest.
 	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
@@ -291,8 +292,8 @@ func (m *Manifest) Validate() []error {
 		}
 	}
 	for i, h := range m.Capabilities.Network {
-		if h == "" || strings.ContainsAny(h, "/ :") {
-			add(fmt.Sprintf("capabilities.network[%d]", i), "%q must be a host name", h)
+		if err := ValidateHostPattern(h); err != nil {
+			add(fmt.Sprintf("capabilities.network[%d]", i), "%v", err)
 		}
 	}
 	for i, e := range m.Capabilities.Env {
@@ -453,6 +454,12 @@ func ValidateGlob(g string) error {
 
 // MatchGlob reports whether the slash-separated relative path p matches
 // glob g (path.Match per element; "**" matches zero or more elements).
+//
+// Hidden names must be named: an element starting with "." (.env, .git,
+// .ssh) matches only a glob element that starts with "." too, and "**"
+// never descends into one. So a grant of "*" or "**" does not hand over
+// .env files; ".env", ".*" or ".git/**" do, and the grant question shows
+// them as written.
 func MatchGlob(g, p string) bool {
 	return matchElems(strings.Split(g, "/"), strings.Split(p, "/"))
 }
@@ -472,15 +479,27 @@ func matchElems(g, p []string) bool {
 		for j := len(p); j >= 0; j-- {
 			switch {
 			case g[i] == "**":
-				// Zero elements, or one more element staying on "**".
-				ok[i][j] = ok[i+1][j] || (j < len(p) && ok[i][j+1])
+				// Zero elements, or one more (not hidden) element staying
+				// on "**".
+				ok[i][j] = ok[i+1][j] || (j < len(p) && !hidden(p[j]) && ok[i][j+1])
 			case j < len(p):
-				m, _ := path.Match(g[i], p[j])
-				ok[i][j] = m && ok[i+1][j+1]
+				ok[i][j] = matchElem(g[i], p[j]) && ok[i+1][j+1]
 			}
 		}
 	}
 	return ok[0][0]
+}
+
+// hidden reports whether a path element is a hidden name.
+func hidden(el string) bool { return strings.HasPrefix(el, ".") }
+
+// matchElem matches one element; a hidden name needs a hidden pattern.
+func matchElem(g, p string) bool {
+	if hidden(p) && !hidden(g) {
+		return false
+	}
+	m, _ := path.Match(g, p)
+	return m
 }
 
 // WantsInput reports whether before_agent_start should run for input: always

@@ -145,9 +145,18 @@ func (op Op) Validate(hook string) error {
 	return nil
 }
 
+// MaxOps caps the ops of one hook result. Applying ops is linear in their
+// number, but a result is applied on every run (memoised or not), and no
+// prompt needs thousands of edits.
+const MaxOps = 1000
+
 // ValidateOps validates every op for hook and returns the first error,
-// prefixed with the op's index.
+// prefixed with the op's index. A result with more than MaxOps ops is
+// invalid.
 func ValidateOps(hook string, ops []Op) error {
+	if len(ops) > MaxOps {
+		return fmt.Errorf("ops: %d ops, over the limit of %d per result", len(ops), MaxOps)
+	}
 	for i, op := range ops {
 		if err := op.Validate(hook); err != nil {
 			return fmt.Errorf("ops[%d]: %w", i, err)
@@ -167,43 +176,71 @@ func ApplyAssemble(ev AssembleEvent, ops []Op) (AssembleEvent, error) {
 		return ev, err
 	}
 	out := AssembleEvent{
-		Sections:           append([]Section(nil), ev.Sections...),
-		Contexts:           append([]Context(nil), ev.Contexts...),
 		Tools:              ev.Tools,
-		Variables:          append([]Variable(nil), ev.Variables...),
 		ContextsSuppressed: ev.ContextsSuppressed,
+	}
+	// Names are looked up in maps; removals leave holes (nil) that are
+	// squeezed out at the end, so that every op costs O(1).
+	sections := make([]*Section, 0, len(ev.Sections))
+	secIdx := make(map[string]int, len(ev.Sections))
+	liveSections := 0
+	for i := range ev.Sections {
+		s := ev.Sections[i]
+		if _, dup := secIdx[s.Name]; !dup {
+			secIdx[s.Name] = len(sections)
+		}
+		sections = append(sections, &s)
+		liveSections++
+	}
+	contexts := make([]*Context, 0, len(ev.Contexts))
+	ctxIdx := make(map[string]int, len(ev.Contexts))
+	liveContexts := 0
+	for i := range ev.Contexts {
+		c := ev.Contexts[i]
+		if _, dup := ctxIdx[c.Name]; !dup {
+			ctxIdx[c.Name] = len(contexts)
+		}
+		contexts = append(contexts, &c)
+		liveContexts++
+	}
+	out.Variables = append([]Variable(nil), ev.Variables...)
+	varIdx := make(map[string]int, len(ev.Variables))
+	for i, v := range out.Variables {
+		if _, dup := varIdx[v.Name]; !dup {
+			varIdx[v.Name] = i
+		}
 	}
 	for _, op := range ops {
 		switch op.Op {
 		case OpSetSection:
-			i := indexSection(out.Sections, op.Name)
 			s := Section{Name: op.Name, Text: op.Text, Interpolate: op.Interpolate, Complete: op.Complete}
-			if i >= 0 {
-				s.Order, s.Source = out.Sections[i].Order, out.Sections[i].Source
+			if i, ok := secIdx[op.Name]; ok {
+				s.Order, s.Source = sections[i].Order, sections[i].Source
 				if op.Order != nil {
 					s.Order = *op.Order
 				}
-				out.Sections[i] = s
+				sections[i] = &s
 			} else {
-				s.Order = float64(1000 + len(out.Sections))
+				s.Order = float64(1000 + liveSections)
 				if op.Order != nil {
 					s.Order = *op.Order
 				}
-				out.Sections = append(out.Sections, s)
+				secIdx[op.Name] = len(sections)
+				sections = append(sections, &s)
+				liveSections++
 			}
 		case OpRemoveSection:
-			if i := indexSection(out.Sections, op.Name); i >= 0 {
-				out.Sections = append(out.Sections[:i:i], out.Sections[i+1:]...)
+			if i, ok := secIdx[op.Name]; ok {
+				sections[i] = nil
+				delete(secIdx, op.Name)
+				liveSections--
 			}
 		case OpSetVariable:
 			v := Variable{Name: op.Name, Value: op.Value}
-			found := false
-			for i := range out.Variables {
-				if out.Variables[i].Name == op.Name {
-					out.Variables[i], found = v, true
-				}
-			}
-			if !found {
+			if i, ok := varIdx[op.Name]; ok {
+				out.Variables[i] = v
+			} else {
+				varIdx[op.Name] = len(out.Variables)
 				out.Variables = append(out.Variables, v)
 			}
 		case OpSetTools:
@@ -212,43 +249,41 @@ func ApplyAssemble(ev AssembleEvent, ops []Op) (AssembleEvent, error) {
 			if out.ContextsSuppressed {
 				continue
 			}
-			c := Context{Name: op.Name, Text: op.Text, Order: float64(1000 + len(out.Contexts))}
-			i := -1
-			for j := range out.Contexts {
-				if out.Contexts[j].Name == op.Name {
-					i = j
+			c := Context{Name: op.Name, Text: op.Text, Order: float64(1000 + liveContexts)}
+			if i, ok := ctxIdx[op.Name]; ok {
+				c.Order = contexts[i].Order
+				if op.Order != nil {
+					c.Order = *op.Order
 				}
-			}
-			if i >= 0 {
-				c.Order = out.Contexts[i].Order
-			}
-			if op.Order != nil {
-				c.Order = *op.Order
-			}
-			if i >= 0 {
-				out.Contexts[i] = c
+				contexts[i] = &c
 			} else {
-				out.Contexts = append(out.Contexts, c)
+				if op.Order != nil {
+					c.Order = *op.Order
+				}
+				ctxIdx[op.Name] = len(contexts)
+				contexts = append(contexts, &c)
+				liveContexts++
 			}
 		case OpRemoveContext:
-			for j := range out.Contexts {
-				if out.Contexts[j].Name == op.Name {
-					out.Contexts = append(out.Contexts[:j:j], out.Contexts[j+1:]...)
-					break
-				}
+			if i, ok := ctxIdx[op.Name]; ok {
+				contexts[i] = nil
+				delete(ctxIdx, op.Name)
+				liveContexts--
 			}
 		case OpSuppressContexts:
-			out.Contexts, out.ContextsSuppressed = nil, true
+			contexts, ctxIdx, liveContexts = nil, map[string]int{}, 0
+			out.ContextsSuppressed = true
+		}
+	}
+	for _, s := range sections {
+		if s != nil {
+			out.Sections = append(out.Sections, *s)
+		}
+	}
+	for _, c := range contexts {
+		if c != nil {
+			out.Contexts = append(out.Contexts, *c)
 		}
 	}
 	return out, nil
-}
-
-func indexSection(ss []Section, name string) int {
-	for i := range ss {
-		if ss[i].Name == name {
-			return i
-		}
-	}
-	return -1
 }

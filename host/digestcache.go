@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/piwasm/pi/internal/atomicfile"
 )
@@ -38,25 +37,15 @@ type fileIdentity struct {
 	MtimeNs, CtimeNs int64
 }
 
-func identityOf(path string) (fileIdentity, bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileIdentity{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileIdentity{}, false
-	}
-	return fileIdentity{
-		Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: fi.Size(),
-		MtimeNs: fi.ModTime().UnixNano(), CtimeNs: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
-	}, true
-}
-
 func openDigestCache(dir string) *digestCache {
 	c := &digestCache{path: filepath.Join(dir, "modules.json"), entries: map[string]digestEntry{}}
-	if b, err := os.ReadFile(c.path); err == nil {
-		_ = json.Unmarshal(b, &c.entries) // a corrupt cache is only a slower run
+	if b, err := ReadRegularFile(c.path, 16<<20); err == nil {
+		// A bad cache (corrupt, or "null") is only a slower run: start
+		// empty.
+		var m map[string]digestEntry
+		if json.Unmarshal(b, &m) == nil && m != nil {
+			c.entries = m
+		}
 	}
 	return c
 }

@@ -42,9 +42,10 @@ type Extension struct {
 	// wrt is the extension's own wazero runtime (its memory limit is a
 	// runtime setting); it holds the WASI, Extism kernel and pi host
 	// modules and the compiled guest. Nil until compiled.
-	wrt      wazero.Runtime
-	compiled wazero.CompiledModule
-	rcfg     wazero.RuntimeConfig
+	wrt        wazero.Runtime
+	compiled   wazero.CompiledModule
+	rcfg       wazero.RuntimeConfig
+	compileErr error // set when a compilation ran over its time
 
 	mu      sync.Mutex
 	inst    *instance
@@ -92,27 +93,86 @@ func (e *Extension) Imports() []Import { return e.pkg.Imports }
 // Exports returns the module's exported function names, sorted.
 func (e *Extension) Exports() []string { return e.exports }
 
-// compile compiles the module (or loads it from the compilation cache).
-// The caller holds e.mu or owns e exclusively.
+// compile compiles the module (or loads it from the compilation cache),
+// within the runtime's compile timeout and until ctx is canceled; wazero
+// cannot stop a compilation, so one given up on finishes in the
+// background and is discarded. The caller holds e.mu or owns e
+// exclusively.
 func (e *Extension) compile(ctx context.Context) error {
+	if e.compileErr != nil {
+		return e.compileErr // a compilation that ran over is not retried
+	}
+	ctx, cancel := e.rt.bound(ctx, 0)
+	defer cancel()
+	limit := e.rt.compileTimeout()
 	lock := e.rt.compileLock(e.pkg.SHA256)
-	lock.Lock()
-	defer lock.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case lock <- struct{}{}:
+	default:
+		wait := time.NewTimer(limit)
+		select {
+		case lock <- struct{}{}:
+			wait.Stop()
+		case <-ctx.Done():
+			wait.Stop()
+			return ctx.Err()
+		case <-wait.C:
+			return fmt.Errorf("waited %v for another compilation of this module", limit)
+		}
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
 	start := time.Now()
 	wasm, err := e.pkg.moduleBytes()
 	if err != nil {
+		<-lock
 		return err
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, e.rcfg)
-	compiled, err := e.instantiateHost(ctx, rt, wasm)
-	e.compileTime = time.Since(start)
-	if err != nil {
-		rt.Close(ctx)
-		return err
+	type result struct {
+		rt  wazero.Runtime
+		c   wazero.CompiledModule
+		err error
 	}
-	e.wrt = rt
-	e.compiled = compiled
-	return nil
+	done := make(chan result, 1)
+	e.rt.compiles.Add(1)
+	go func() {
+		defer e.rt.compiles.Done()
+		defer func() { <-lock }()
+		cctx := context.WithoutCancel(ctx)
+		rt := wazero.NewRuntimeWithConfig(cctx, e.rcfg)
+		c, err := e.instantiateHost(cctx, rt, wasm)
+		if err != nil {
+			rt.Close(cctx)
+			rt = nil
+		}
+		done <- result{rt, c, err}
+	}()
+	abandon := func() {
+		go func() {
+			if r := <-done; r.rt != nil {
+				r.rt.Close(context.Background())
+			}
+		}()
+	}
+	select {
+	case r := <-done:
+		e.compileTime = time.Since(start)
+		if r.err != nil {
+			return r.err
+		}
+		e.wrt, e.compiled = r.rt, r.c
+		return nil
+	case <-ctx.Done():
+		abandon()
+		return ctx.Err()
+	case <-timer.C:
+		abandon()
+		e.compileErr = fmt.Errorf("compiling took longer than %v; given up", limit)
+		return e.compileErr
+	}
 }
 
 // checkExportsStatically finishes a lazy load: the module must export
@@ -154,6 +214,8 @@ func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Di
 // missing, checking the ABI version the module reports. The caller holds
 // e.mu.
 func (e *Extension) readyLocked(ctx context.Context) error {
+	ctx, cancel := e.rt.bound(ctx, 0)
+	defer cancel()
 	if e.compiled == nil {
 		if err := e.compile(ctx); err != nil {
 			return fmt.Errorf("compile: %w", err)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -54,13 +55,23 @@ func readGranted(root string, globs []string, rel string, max int64) ([]byte, in
 		}
 		return nil, abi.ErrNotFound
 	}
+	// The checks above were made on names; the directories along the path
+	// may be swapped for symbolic links before the file is opened. So the
+	// file is opened under the project root (os.Root never leaves it,
+	// whatever the links say), and the descriptor opened must be the file
+	// the checked path names afterwards too.
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, abi.ErrIO
+	}
+	defer dir.Close()
 	// O_NONBLOCK too, in case the file was swapped for a pipe meanwhile.
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := dir.OpenFile(inside, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, abi.ErrNotFound
 		}
-		return nil, abi.ErrIO
+		return nil, abi.ErrDenied
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -69,6 +80,13 @@ func readGranted(root string, globs []string, rel string, max int64) ([]byte, in
 	}
 	if !st.Mode().IsRegular() {
 		return nil, abi.ErrNotFound
+	}
+	again, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(clean)))
+	if err != nil || again != real {
+		return nil, abi.ErrDenied
+	}
+	if named, err := os.Stat(real); err != nil || !os.SameFile(st, named) {
+		return nil, abi.ErrDenied
 	}
 	if st.Size() > max {
 		return nil, abi.ErrIO
@@ -87,4 +105,51 @@ func matchAny(globs []string, p string) bool {
 		}
 	}
 	return false
+}
+
+// MaxManifestBytes caps the size of an extension.yaml.
+const MaxManifestBytes = 1 << 20
+
+// ReadRegularFile reads path, which must be a regular file of at most max
+// bytes; errors of its own do not repeat the path. It never blocks on a named pipe or reads a device without end
+// (/dev/zero): paths that come from configuration or a repository are read
+// through it. A symbolic link is followed.
+func ReadRegularFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", kindOf(st.Mode()))
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%d bytes, over the limit of %d", st.Size(), max)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("over the limit of %d bytes", max)
+	}
+	return b, nil
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }

@@ -116,3 +116,63 @@ func TestReviewGlobMatchingIsBounded(t *testing.T) {
 		t.Fatalf("one pi_read_file path check (%d bytes, glob %q) took %v in the host, past the default 100 ms call deadline (code %d)", len(p), glob, d, code)
 	}
 }
+
+// Hole: pi_read_file checked the resolved path and then opened it again by
+// name, so swapping a granted directory for a symbolic link between the two
+// read a file outside the project. A goroutine swaps the directory while
+// the host reads; no read may return the outside file.
+func TestReadGrantedSwapRace(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "project")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "dir"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "a.txt"), []byte("OUTSIDE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir, parked := filepath.Join(root, "dir"), filepath.Join(root, "parked")
+	stop := make(chan struct{})
+	swapped := make(chan struct{})
+	go func() {
+		defer close(swapped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// dir -> parked, symlink dir -> outside, then back.
+			if os.Rename(dir, parked) != nil || os.Symlink(outside, dir) != nil {
+				continue
+			}
+			os.Remove(dir)
+			os.Rename(parked, dir)
+		}
+	}()
+	var leaked, inside int
+	deadline := time.Now().Add(2 * time.Second)
+	for i := 0; i < 20000 && time.Now().Before(deadline); i++ {
+		b, code := readGranted(root, []string{"dir/*"}, "dir/a.txt", 1<<10)
+		switch {
+		case code >= 0 && string(b) == "OUTSIDE":
+			leaked++
+		case code >= 0:
+			inside++
+		}
+	}
+	close(stop)
+	<-swapped
+	if leaked > 0 {
+		t.Fatalf("read the file outside the project %d times (inside %d)", leaked, inside)
+	}
+	if inside == 0 {
+		t.Fatal("the granted file was never read: the test checks nothing")
+	}
+	t.Logf("%d reads of the granted file, none outside", inside)
+}

@@ -202,18 +202,31 @@ func (e *Extension) hostOutput(_ context.Context, m api.Module, stack []uint64) 
 }
 
 func (e *Extension) hostLog(_ context.Context, m api.Module, stack []uint64) {
-	mem, cs := m.Memory(), e.call
+	mem := m.Memory()
 	level, ptr, n := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
-	if cs != nil {
-		if cs.logLines++; cs.logLines > maxLogLines {
-			return
-		}
+	if !e.logAllowed(e.live) {
+		return
 	}
 	msg, ok := readGuest(mem, ptr, min(n, maxLogLen), maxLogLen)
 	if !ok {
 		return
 	}
 	e.rt.log(e.Name(), abi.LogLevelName(level), msg)
+}
+
+// logAllowed counts one log line against the budget of the call in
+// progress (or, outside calls, of the instance) and reports whether it may
+// be written.
+func (e *Extension) logAllowed(inst *instance) bool {
+	if cs := e.call; cs != nil {
+		cs.logLines++
+		return cs.logLines <= maxLogLines
+	}
+	if inst == nil {
+		return false
+	}
+	inst.logLines++
+	return inst.logLines <= maxLogLines
 }
 
 func (e *Extension) readFile(mem api.Memory, pp, pl, dst, dstCap uint32) int64 {

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,10 +52,16 @@ func wellBehaved(t *testing.T, good *Extension) {
 
 func TestHostileGuests(t *testing.T) {
 	ctx := context.Background()
+	// Only the looping case needs a short deadline; the others get the
+	// longest one, so that on a loaded machine the limit under test (memory,
+	// output size) is reached before the deadline.
+	roomy := strings.Replace(hostileManifest, "timeoutMs: 1000", "timeoutMs: 5000", 1)
 	exts := load(t, Grants{"hostile": {Files: []string{"allowed.txt", "ok/*.txt"}}},
-		pkg(t, "hostile", hostileManifest),
+		pkg(t, "hostile", roomy),
 		pkg(t, "sdkguest", "name: good\nabi: 1\nhooks: [before_agent_start]\n"))
 	hostile, good := exts[0], exts[1]
+	looper := load1(t, "hostile", hostileManifest)
+	retiredByHostile := 0
 
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
@@ -75,36 +82,43 @@ func TestHostileGuests(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
-			before := hostile.Retired()
 			start := time.Now()
 			ev := abi.BeforeAgentStartEvent{Input: c.mode}
 			if c.mode == "net" {
 				ev.Input = "" // the configured mode is "ok": use a per-test package
 			}
 			var err error
+			target := hostile
+			if c.mode == "loop" {
+				target = looper
+			}
 			if c.mode == "net" {
-				net := load1(t, "hostile", strings.Replace(hostileManifest, "mode: ok", "mode: net\n  url: "+srv.URL, 1))
+				net := load1(t, "hostile", strings.Replace(roomy, "mode: ok", "mode: net\n  url: "+srv.URL, 1))
 				_, err = net.BeforeAgentStart(ctx, ev, nil)
 				callErr(t, err, "hostile", c.cause)
 				if net.Retired() != 1 {
 					t.Fatal("instance not retired")
 				}
 			} else {
-				_, err = hostile.BeforeAgentStart(ctx, ev, nil)
+				before := target.Retired()
+				_, err = target.BeforeAgentStart(ctx, ev, nil)
 				callErr(t, err, "hostile", c.cause)
-				if hostile.Retired() != before+1 {
-					t.Fatalf("instance not retired (%d -> %d)", before, hostile.Retired())
+				if target.Retired() != before+1 {
+					t.Fatalf("instance not retired (%d -> %d)", before, target.Retired())
+				}
+				if target == hostile {
+					retiredByHostile++
 				}
 			}
 			if !strings.Contains(err.Error(), c.detail) {
 				t.Fatalf("error %q does not mention %q", err, c.detail)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			if d := time.Since(start); d > 30*time.Second {
 				t.Fatalf("containment took %v", d)
 			}
 			wellBehaved(t, good)
 			// The retired instance is replaced: the next call succeeds.
-			if _, err := hostile.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "ok"}, nil); err != nil {
+			if _, err := target.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "ok"}, nil); err != nil {
 				t.Fatalf("call after %s: %v", c.mode, err)
 			}
 		})
@@ -128,7 +142,7 @@ func TestHostileGuests(t *testing.T) {
 				t.Fatalf("pi_read_file %s not denied: %s", p, msg)
 			}
 		}
-		if hostile.Retired() != len(cases)-1 {
+		if hostile.Retired() != retiredByHostile {
 			t.Fatalf("a guest-side error retired the instance")
 		}
 		wellBehaved(t, good)
@@ -323,5 +337,54 @@ func TestCanceledContext(t *testing.T) {
 	var ce *CallError
 	if !errors.As(err, &ce) || (ce.Cause != CauseTimeout && ce.Cause != CauseCanceled) || time.Since(start) > 2*time.Second {
 		t.Fatalf("%v after %v", err, time.Since(start))
+	}
+}
+
+// Weakness: Extism's own log functions bypassed pi_log's budget (a guest
+// could log 200 MiB in one line, or lines without end). They now get the
+// same caps: maxLogLen bytes per line, maxLogLines lines per call.
+func TestExtismLogIsCapped(t *testing.T) {
+	var lines, longest int
+	rt, err := NewRuntime(context.Background(), Config{AgentDir: agentDir, ProjectRoot: projectRoot, Log: func(ext, level, msg string) {
+		lines++
+		longest = max(longest, len(msg))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	m := strings.Replace(hostileManifest, "timeoutMs: 1000", "timeoutMs: 5000", 1)
+	exts, diags := rt.Load(context.Background(), []string{pkg(t, "hostile", m)}, nil)
+	if len(exts) != 1 {
+		t.Fatal(diags)
+	}
+	if _, err := exts[0].BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "extism-log"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if lines != maxLogLines || longest != maxLogLen {
+		t.Fatalf("%d lines logged (cap %d), longest %d bytes (cap %d)", lines, maxLogLines, longest, maxLogLen)
+	}
+}
+
+// The deadline fires near its set value: not before it, and well before a
+// multiple of it. The upper bound (3×) holds on a loaded machine, where
+// stopping a guest lags its deadline by scheduling delays of milliseconds
+// to a few hundred; it fails if the deadline used were 4 times the one set.
+func TestDeadlineFiresNearItsValue(t *testing.T) {
+	const ms = 1500
+	m := strings.Replace(hostileManifest, "timeoutMs: 1000", fmt.Sprintf("timeoutMs: %d", ms), 1)
+	e := load1(t, "hostile", m)
+	ctx := context.Background()
+	// Instantiate first: the measurement covers the call alone.
+	if _, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "ok"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	set := ms * time.Millisecond
+	start := time.Now()
+	_, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "loop"}, nil)
+	took := time.Since(start)
+	callErr(t, err, "hostile", CauseTimeout)
+	if took < set || took >= 3*set {
+		t.Fatalf("a deadline of %v fired after %v", set, took)
 	}
 }

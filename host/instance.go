@@ -23,6 +23,8 @@ type instance struct {
 	mem    api.Memory // its linear memory; nil if it has none
 	k      *kernel    // its Extism kernel state
 	stderr *tailBuffer
+	// logLines counts log lines outside calls (instantiation, warm-up).
+	logLines int
 
 	// Functions resolved once: wazero allocates a call stack for every
 	// ExportedFunction lookup.
@@ -109,7 +111,9 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 			mc = mc.WithEnv(k, v)
 		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, e.initTimeout())
+	// Instantiating runs the module's start function, if it has one: guest
+	// code, bounded like any other (and stopped when pi shuts down).
+	cctx, cancel := e.rt.bound(ctx, e.initTimeout())
 	defer cancel()
 	// Host functions called while the module starts see this instance.
 	prev := e.live
@@ -118,7 +122,7 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		e.live = prev
 		_, cerr := classify(cctx, err, inst.stderr.String(), e.initTimeout())
-		return nil, cerr
+		return nil, fmt.Errorf("instantiate: %w", cerr)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
 	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"path"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -246,10 +244,8 @@ func (e *Extension) defineKernel(ctx context.Context, rt wazero.Runtime) error {
 			if !ok {
 				return
 			}
-			if cs := e.call; cs != nil {
-				if cs.logLines++; cs.logLines > maxLogLines {
-					return
-				}
+			if !e.logAllowed(e.live) {
+				return
 			}
 			e.rt.log(e.Name(), level, string(b[:min(len(b), maxLogLen)]))
 		})
@@ -296,8 +292,8 @@ func (k *kernel) setVar(nameOff, valOff uint64) {
 
 // httpRequest is Extism's http_request: a JSON request ({url, method,
 // headers}) and an optional body block; the response body comes back as a
-// block (0 when empty). A host outside the network grant traps, and so does
-// a redirect to one.
+// block (0 when empty). A host or port outside the network grant traps, and
+// so does a redirect to one.
 func (e *Extension) httpRequest(ctx context.Context, k *kernel, reqOff, bodyOff uint64) uint64 {
 	var req struct {
 		URL     string            `json:"url"`
@@ -307,13 +303,6 @@ func (e *Extension) httpRequest(ctx context.Context, k *kernel, reqOff, bodyOff 
 	k.httpStatus, k.httpHeaders = 0, nil
 	if err := json.Unmarshal(k.readBlock(reqOff, "http_request"), &req); err != nil {
 		panic(fmt.Errorf("http_request: invalid request: %v", err))
-	}
-	u, err := url.Parse(req.URL)
-	if err != nil {
-		panic(fmt.Errorf("http_request: invalid url: %v", err))
-	}
-	if !e.hostAllowed(u) {
-		panic(fmt.Errorf("HTTP request to %q is not allowed: %q is not in the network grant", req.URL, u.Hostname()))
 	}
 	var body io.Reader
 	if bodyOff != 0 {
@@ -330,15 +319,9 @@ func (e *Extension) httpRequest(ctx context.Context, k *kernel, reqOff, bodyOff 
 	for h, v := range req.Headers {
 		hr.Header.Set(h, v)
 	}
-	client := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
-		if !e.hostAllowed(r.URL) {
-			return fmt.Errorf("redirect to %q is not in the network grant", r.URL.Hostname())
-		}
-		if len(via) >= 10 {
-			return errors.New("too many redirects")
-		}
-		return nil
-	}}
+	// The transport checks the grant on every round trip, redirects
+	// included; a refusal is an error from Do, and so a trap.
+	client := netGrant(e.caps.Network).client()
 	resp, err := client.Do(hr)
 	if err != nil {
 		panic(fmt.Errorf("http_request: %v", err))
@@ -361,23 +344,4 @@ func (e *Extension) httpRequest(ctx context.Context, k *kernel, reqOff, bodyOff 
 		return 0
 	}
 	return k.write(data)
-}
-
-// hostAllowed reports whether u's host matches a granted network pattern
-// (a host name, `*` matching any run of characters).
-func (e *Extension) hostAllowed(u *url.URL) bool {
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return false
-	}
-	h := strings.ToLower(u.Hostname())
-	for _, p := range e.caps.Network {
-		p = strings.ToLower(p)
-		if p == h {
-			return true
-		}
-		if ok, err := path.Match(p, h); err == nil && ok {
-			return true
-		}
-	}
-	return false
 }

@@ -1,24 +1,44 @@
 package host
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
-
-	"github.com/piwasm/pi/internal/atomicfile"
+	"time"
 )
 
 // DirStore is a hooks.MemoStore kept as one small file per key under a
 // directory (by default <agentDir>/cache/memo), with an in-memory layer in
-// front. Writes go through internal/atomicfile, so a reader never
+// front. Writes go to a temporary file renamed into place, so a reader never
 // sees half an entry; a failed write only costs a recomputation later.
+//
+// The store is bounded: the first write of a process prunes it, removing
+// entries not used for MemoMaxAge and then the least recently used ones
+// until it holds at most MemoMaxBytes. A hit marks its entry used (at most
+// once a day per entry, to keep hits cheap).
 type DirStore struct {
-	dir string
-	mem sync.Map
+	dir      string
+	mem      sync.Map
+	maxBytes int64
+	maxAge   time.Duration
+	pruned   sync.Once
+	now      func() time.Time
 }
 
-// NewDirStore returns a store in dir (created on the first write).
-func NewDirStore(dir string) *DirStore { return &DirStore{dir: dir} }
+// Bounds of a memo store.
+const (
+	MemoMaxBytes = 256 << 20
+	MemoMaxAge   = 30 * 24 * time.Hour
+)
+
+// NewDirStore returns a store in dir (created on the first write), bounded
+// by MemoMaxBytes and MemoMaxAge.
+func NewDirStore(dir string) *DirStore {
+	return &DirStore{dir: dir, maxBytes: MemoMaxBytes, maxAge: MemoMaxAge, now: time.Now}
+}
 
 // MemoDir is where a runtime keeps memoised hook results.
 func MemoDir(agentDir string) string { return filepath.Join(agentDir, "cache", "memo") }
@@ -35,9 +55,14 @@ func (s *DirStore) Get(key string) ([]byte, bool) {
 	if v, ok := s.mem.Load(key); ok {
 		return v.([]byte), true
 	}
-	b, err := os.ReadFile(s.path(key))
+	p := s.path(key)
+	b, err := ReadRegularFile(p, 64<<20)
 	if err != nil {
 		return nil, false
+	}
+	if st, err := os.Stat(p); err == nil && s.now().Sub(st.ModTime()) > 24*time.Hour {
+		now := s.now()
+		os.Chtimes(p, now, now) // used: keep it through the next prune
 	}
 	s.mem.Store(key, b)
 	return b, true
@@ -45,10 +70,62 @@ func (s *DirStore) Get(key string) ([]byte, bool) {
 
 // Put stores value under key.
 func (s *DirStore) Put(key string, value []byte) {
+	s.pruned.Do(s.prune)
 	s.mem.Store(key, value)
 	p := s.path(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return
 	}
-	_ = atomicfile.Write(p, value, 0o600) // a lost entry only costs a recomputation
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(value)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// prune removes old entries, then the least recently used ones over the
+// size bound, and temporary files left by interrupted writes. Errors only
+// leave entries in place.
+func (s *DirStore) prune() {
+	type entry struct {
+		path string
+		size int64
+		mod  time.Time
+	}
+	var entries []entry
+	var total int64
+	now := s.now()
+	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		age := now.Sub(info.ModTime())
+		if age > s.maxAge || strings.HasPrefix(d.Name(), ".tmp-") && age > time.Hour {
+			os.Remove(p)
+			return nil
+		}
+		entries = append(entries, entry{p, info.Size(), info.ModTime()})
+		total += info.Size()
+		return nil
+	})
+	if total <= s.maxBytes {
+		return
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].mod.Before(entries[j].mod) })
+	for _, e := range entries {
+		if total <= s.maxBytes {
+			break
+		}
+		if os.Remove(e.path) == nil {
+			total -= e.size
+		}
+	}
 }

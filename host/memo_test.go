@@ -173,47 +173,39 @@ func secReviewLoad(t *testing.T, rt *Runtime, grants Grants, dir string) *Extens
 	return exts[0]
 }
 
-// Review: files a guest reads through pi_read_file count as memo inputs
-// only in before_agent_start and system-prompt/assemble, where the call has
-// a fetcher that the file server answers. The input and command hooks are
-// called with a nil fetcher, so readForCall reads the file directly and the
-// memo layer stores their results with no recorded inputs at all
-// (hooks/memo.go Input/Command save with fetched=nil). A guest granted a
-// file (and therefore still "pure") keeps getting its first result after the
-// file changed.
+// Review: the input hook's result was memoised without the files the
+// guest read through pi_read_file, so after the file changed the next run
+// was served the stale result. Each run is a fresh runtime over one store,
+// as pi runs are (within one handler the call history is part of the key,
+// which would hide the bug).
 func TestReviewMemoInputHookFollowsReadFiles(t *testing.T) {
 	secReviewGuest(t)
 	ctx := context.Background()
 	root := t.TempDir()
 	file := filepath.Join(root, "allowed.txt")
-	if err := os.WriteFile(file, []byte("first"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rt := secReviewRuntime(t, root)
 	dir := pkg(t, "secreview", secReviewManifest)
 	grants := Grants{"secreview": {Files: []string{"allowed.txt"}}}
-	e := secReviewLoad(t, rt, grants, dir)
 	store := &hooks.MemoryStore{}
-	h := Handler(e, store)
-
-	res, err := h.Input(ctx, abi.InputEvent{Text: "hello"}, nil)
-	if err != nil || res.Action != abi.ActionTransform || res.Text != "first" {
-		t.Fatalf("first call: %+v %v", res, err)
+	run := func(content string) string {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h := Handler(secReviewLoad(t, secReviewRuntime(t, root), grants, dir), store)
+		res, err := h.Input(ctx, abi.InputEvent{Text: "hello"}, nil)
+		if err != nil || res.Action != abi.ActionTransform {
+			t.Fatalf("input hook: %+v %v", res, err)
+		}
+		return res.Text
 	}
-	if err := os.WriteFile(file, []byte("second"), 0o644); err != nil {
-		t.Fatal(err)
+	if got := run("first"); got != "first" {
+		t.Fatalf("first run: %q", got)
 	}
-	// Control: the guest itself sees the new content.
-	direct, err := e.Input(ctx, abi.InputEvent{Text: "hello"})
-	if err != nil || direct.Text != "second" {
-		t.Fatalf("direct call after the change: %+v %v", direct, err)
+	if got := run("first"); got != "first" {
+		t.Fatalf("unchanged file: %q", got)
 	}
-	res, err = h.Input(ctx, abi.InputEvent{Text: "hello"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Text != "second" {
-		t.Fatalf("memoised input hook served %q after allowed.txt changed to %q", res.Text, "second")
+	if got := run("second"); got != "second" {
+		t.Fatalf("memoised input hook served %q after allowed.txt changed to %q", got, "second")
 	}
 }
 
@@ -223,26 +215,29 @@ func TestReviewMemoCommandFollowsReadFiles(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	file := filepath.Join(root, "allowed.txt")
-	if err := os.WriteFile(file, []byte("first"), 0o644); err != nil {
-		t.Fatal(err)
+	dir := pkg(t, "secreview", secReviewManifest)
+	grants := Grants{"secreview": {Files: []string{"allowed.txt"}}}
+	store := &hooks.MemoryStore{}
+	run := func(content string) string {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h := Handler(secReviewLoad(t, secReviewRuntime(t, root), grants, dir), store)
+		res, err := h.Command(ctx, abi.CommandEvent{Name: "peek", Cwd: root}, nil)
+		if err != nil {
+			t.Fatalf("command: %v", err)
+		}
+		return res.Show
 	}
-	rt := secReviewRuntime(t, root)
-	e := secReviewLoad(t, rt, Grants{"secreview": {Files: []string{"allowed.txt"}}}, pkg(t, "secreview", secReviewManifest))
-	h := Handler(e, &hooks.MemoryStore{})
-	ev := abi.CommandEvent{Name: "peek", Cwd: root}
-	res, err := h.Command(ctx, ev, nil)
-	if err != nil || res.Show != "first" {
-		t.Fatalf("first call: %+v %v", res, err)
+	if got := run("first"); got != "first" {
+		t.Fatalf("first run: %q", got)
 	}
-	if err := os.WriteFile(file, []byte("second"), 0o644); err != nil {
-		t.Fatal(err)
+	if got := run("first"); got != "first" {
+		t.Fatalf("unchanged file: %q", got)
 	}
-	res, err = h.Command(ctx, ev, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Show != "second" {
-		t.Fatalf("memoised command served %q after allowed.txt changed to %q", res.Show, "second")
+	if got := run("second"); got != "second" {
+		t.Fatalf("memoised command served %q after allowed.txt changed to %q", got, "second")
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/piwasm/pi/abi"
@@ -36,7 +35,7 @@ func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
 	diag := func(format string, args ...any) []Diagnostic {
 		return []Diagnostic{{Kind: DiagManifest, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)}}
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := ReadRegularFile(path, MaxManifestBytes)
 	if err != nil {
 		return nil, diag("%v", err)
 	}
@@ -83,7 +82,7 @@ func readPackage(dir string, cache *digestCache) (*Package, []Diagnostic) {
 			return p, nil
 		}
 	}
-	wasm, err := os.ReadFile(p.ModulePath)
+	wasm, err := ReadRegularFile(p.ModulePath, MaxModuleBytes)
 	if err != nil {
 		return nil, []Diagnostic{{Kind: DiagModule, Path: p.ModulePath, Extension: p.Manifest.Name, Message: err.Error()}}
 	}
@@ -113,7 +112,7 @@ func (p *Package) moduleBytes() ([]byte, error) {
 	if p.wasm != nil {
 		return p.wasm, nil
 	}
-	wasm, err := os.ReadFile(p.ModulePath)
+	wasm, err := ReadRegularFile(p.ModulePath, MaxModuleBytes)
 	if err != nil {
 		return nil, err
 	}

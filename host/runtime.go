@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -36,7 +37,20 @@ type Config struct {
 	// all. Extensions that list their commands only through pi_commands are
 	// still loaded eagerly.
 	Lazy bool
+	// CompileTimeout bounds compiling one module (default
+	// DefaultCompileTimeout). wazero cannot interrupt a compilation; one
+	// that runs over is abandoned (it finishes in the background and is
+	// thrown away) and the extension fails with a diagnostic.
+	CompileTimeout time.Duration
 }
+
+// DefaultCompileTimeout is how long compiling one module may take. A
+// legitimate module of a few MiB compiles in seconds on a loaded machine;
+// some small hostile modules take minutes.
+const DefaultCompileTimeout = 60 * time.Second
+
+// MaxModuleBytes caps the size of a module file pi reads.
+const MaxModuleBytes = 64 << 20
 
 // Runtime loads and runs extensions. It owns the compilation cache shared
 // by every extension it loads. It is safe for concurrent use.
@@ -48,9 +62,18 @@ type Runtime struct {
 	// agent dir).
 	digests *digestCache
 
+	// base is canceled by Close: it stops warm-ups, compilations and
+	// instantiations still in flight, so that shutting down never waits
+	// on a guest.
+	base context.Context
+	stop context.CancelFunc
+	// compiles counts compilations in flight, including those given up
+	// on: the compilation cache is closed only after they finish.
+	compiles sync.WaitGroup
+
 	mu        sync.Mutex
 	exts      []*Extension
-	compiling map[string]*sync.Mutex // per module SHA-256
+	compiling map[string]chan struct{} // per module SHA-256, a lock that can be given up on
 
 	prewarmOnce sync.Once
 	misses      atomic.Int32 // pure extensions that had to run (see handler.missed)
@@ -78,36 +101,63 @@ func (r *Runtime) Prewarm(ctx context.Context) {
 			}
 		}
 		close(queue)
+		ctx, cancel := r.bound(ctx, 0)
+		var wg sync.WaitGroup
 		for range workers {
+			wg.Add(1)
 			go func() {
+				defer wg.Done()
 				for e := range queue {
 					e.warm(ctx)
 				}
 			}()
 		}
+		go func() { wg.Wait(); cancel() }()
 	})
 }
 
 // compileLock returns the lock serializing compilations of one module, so
 // that packages sharing a module compile it once and then hit the cache.
-func (r *Runtime) compileLock(sha string) *sync.Mutex {
+// It is a channel of capacity one, so that waiting for it can be given up.
+func (r *Runtime) compileLock(sha string) chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.compiling == nil {
-		r.compiling = map[string]*sync.Mutex{}
+		r.compiling = map[string]chan struct{}{}
 	}
 	l, ok := r.compiling[sha]
 	if !ok {
-		l = &sync.Mutex{}
+		l = make(chan struct{}, 1)
 		r.compiling[sha] = l
 	}
 	return l
+}
+
+// bound returns ctx, canceled also when the runtime closes, with a
+// deadline d from now (none when d is 0).
+func (r *Runtime) bound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(r.base, cancel)
+	if d > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, d)
+		return ctx, func() { stop(); c2(); cancel() }
+	}
+	return ctx, func() { stop(); cancel() }
+}
+
+func (r *Runtime) compileTimeout() time.Duration {
+	if r.cfg.CompileTimeout > 0 {
+		return r.cfg.CompileTimeout
+	}
+	return DefaultCompileTimeout
 }
 
 // NewRuntime creates a runtime. The compilation cache directory is created
 // on demand; failing to create it is an error.
 func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg}
+	r.base, r.stop = context.WithCancel(context.Background())
 	if cfg.AgentDir != "" {
 		dir := filepath.Join(cfg.AgentDir, "cache", "wazero")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -135,8 +185,11 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// Close closes every extension loaded by r and the compilation cache.
+// Close closes every extension loaded by r and the compilation cache. It
+// first stops whatever is still running in the background (warm-ups,
+// compilations, instantiations), so it does not wait on a guest.
 func (r *Runtime) Close(ctx context.Context) error {
+	r.stop()
 	r.mu.Lock()
 	exts := r.exts
 	r.exts = nil
@@ -144,7 +197,18 @@ func (r *Runtime) Close(ctx context.Context) error {
 	for _, e := range exts {
 		e.Close(ctx)
 	}
-	return r.cache.Close(ctx)
+	// A compilation given up on still runs and writes to the cache;
+	// closing the cache under it would crash it. Close the cache when it
+	// ends, without waiting for it here.
+	done := make(chan struct{})
+	go func() { r.compiles.Wait(); close(done) }()
+	select {
+	case <-done:
+		return r.cache.Close(ctx)
+	default:
+		go func() { <-done; r.cache.Close(context.Background()) }()
+		return nil
+	}
 }
 
 // forget drops a closed extension from the runtime's list.

@@ -31,6 +31,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/piwasm/pi/internal/scripted"
 )
 
 // DefaultReply is the text every completion answers with unless -reply says otherwise.
@@ -41,6 +43,7 @@ func main() {
 	reply := flag.String("reply", DefaultReply, "reply text of every completion")
 	chunks := flag.Int("chunks", 0, "split the reply into this many stream deltas (0: one per word)")
 	logFile := flag.String("log", "", "append each request body to FILE as one JSON line")
+	script := flag.String("script", "", "answer with the replies of this script (a JSON list of {text, thinking, calls, stop, status}) instead of -reply")
 	flag.Parse()
 
 	if !isLoopback(*addr) {
@@ -62,7 +65,19 @@ func main() {
 	fmt.Println(ln.Addr().String())
 	os.Stdout.Sync()
 
-	srv := &http.Server{Handler: New(Config{Reply: *reply, Chunks: *chunks, Log: logw}), ReadHeaderTimeout: 10 * time.Second}
+	handler := New(Config{Reply: *reply, Chunks: *chunks, Log: logw})
+	if *script != "" {
+		data, err := os.ReadFile(*script)
+		if err != nil {
+			log.Fatalf("mockmodel: %v", err)
+		}
+		var replies []scripted.Reply
+		if err := json.Unmarshal(data, &replies); err != nil {
+			log.Fatalf("mockmodel: %s: %v", *script, err)
+		}
+		handler = &scripted.Server{Replies: replies, Fallback: *reply, Restart: true}
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -28,7 +28,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -114,11 +113,7 @@ func runOnce(argv []string) (time.Duration, int64, error) {
 		}
 		return 0, 0, err
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss // KiB on Linux
-	}
-	return wall, rss, nil
+	return wall, peakRSSKiB(cmd.ProcessState), nil
 }
 
 // Summarise computes the order statistics of walls. Percentiles use the

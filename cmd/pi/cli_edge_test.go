@@ -8,14 +8,16 @@ import (
 	"testing"
 )
 
-// TestReviewDashNaAsFlagValue: normalizeArgs rewrites every "-na" before
-// "--" into "--no-approve", including when it is the value of a flag. With
-// pflag, `-p -na` takes "-na" as the prompt text; pi sends "--no-approve"
-// to the model instead.
+// TestReviewDashNaAsFlagValue: a message that looks like a flag reaches the
+// model only after "--", as with the established harness; -na before it is
+// the --no-approve flag, never text.
 func TestReviewDashNaAsFlagValue(t *testing.T) {
 	c := newCLI(t)
 	proj := t.TempDir()
-	out, errs, code := c.run("-p", "-na", "--cwd", proj, "--dry-run", "--no-session")
+	if _, errs, code := c.run("-p", "-na", "--cwd", proj, "--dry-run", "--no-session"); code != 2 || !strings.Contains(errs, "nothing to send") {
+		t.Fatalf("-p -na: exit %d: %s", code, errs)
+	}
+	out, errs, code := c.run("-p", "--cwd", proj, "--dry-run", "--no-session", "--", "-na")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -3,6 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,7 +164,7 @@ func TestGuestTextIsEscapedOnTheTerminal(t *testing.T) {
 		shownRaw(t, "pi ext test", out+errs)
 	})
 	t.Run("prompt -v", func(t *testing.T) {
-		out, errs, code := c.runTTY("", false, true, "prompt", "--cwd", proj, "-e", pkg, "-v")
+		out, errs, code := c.runTTY("", false, true, "prompt", "--cwd", proj, "-e", pkg, "--verbose")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -218,4 +223,47 @@ func TestGuestTextIsEscapedOnTheTerminal(t *testing.T) {
 		}
 		shownRaw(t, "pi session show", out+errs)
 	})
+}
+
+// A provider's reply reaches a terminal escaped and a pipe byte for byte;
+// the session keeps the exact reply either way.
+func TestProviderReplyIsEscapedOnTheTerminal(t *testing.T) {
+	const reply = "Done.\x1b]52;c;cm0gLXJmIH4=\x07\x1b[1A\rok  nothing to see"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"delta": map[string]any{"content": reply}}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	c := newCLI(t)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"}]}}}`})
+	proj := t.TempDir()
+
+	out, errs, code := c.runTTY("", false, true, "-p", "hello", "--cwd", proj)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, `Done.\x1b]52;c;`) {
+		t.Errorf("reply not shown escaped: %q", out)
+	}
+	shownRaw(t, "pi -p on a terminal", out+errs)
+
+	out, errs, code = c.runTTY("", false, false, "-p", "hello", "--cwd", proj, "--no-session")
+	if code != 0 || out != reply+"\n" {
+		t.Fatalf("exit %d: piped reply altered: %q %s", code, out, errs)
+	}
+	sessions, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "*.jsonl"))
+	if len(sessions) != 1 {
+		t.Fatalf("sessions %v", sessions)
+	}
+	data, err := os.ReadFile(sessions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(reply)
+	if !bytes.Contains(data, want[1:len(want)-1]) {
+		t.Errorf("the session does not keep the exact reply")
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/tool"
 	"github.com/spf13/pflag"
 )
 
@@ -19,7 +20,9 @@ type common struct {
 	cwd               string
 	systemPrompt      []string
 	appendPrompt      []string
-	tools             string
+	tools             []string
+	excludeTools      []string
+	noBuiltinTools    bool
 	noTools           bool
 	noContextFiles    bool
 	skills            []string
@@ -43,21 +46,23 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "project directory (default: the current directory)")
 	fs.StringArrayVar(&c.systemPrompt, "system-prompt", nil, "replace the default prompt with TEXT, or with the contents of the file TEXT names (last one wins)")
 	fs.StringArrayVar(&c.appendPrompt, "append-system-prompt", nil, "append TEXT (or a file's contents) to the prompt; repeatable")
-	fs.StringVar(&c.tools, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
-	fs.BoolVar(&c.noTools, "no-tools", false, "enable no tools")
-	fs.BoolVar(&c.noContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md files")
+	fs.StringSliceVarP(&c.tools, "tools", "t", nil, "tools to declare, comma-separated names or * patterns (default read,bash,edit,write); a list of only +name/-name changes the default set")
+	fs.StringSliceVar(&c.excludeTools, "exclude-tools", nil, "tools to leave out, names or * patterns, after everything else (short form -xt)")
+	fs.BoolVar(&c.noBuiltinTools, "no-builtin-tools", false, "declare no built-in tools; extension tools stay (short form -nbt)")
+	fs.BoolVar(&c.noTools, "no-tools", false, "declare no tools at all (short form -nt)")
+	fs.BoolVar(&c.noContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md files (short form -nc)")
 	fs.StringArrayVar(&c.skills, "skill", nil, "load skills from PATH (file or directory); repeatable")
-	fs.BoolVar(&c.noSkills, "no-skills", false, "load no skills except --skill paths")
+	fs.BoolVar(&c.noSkills, "no-skills", false, "load no skills except --skill paths (short form -ns)")
 	fs.StringArrayVar(&c.templates, "prompt-template", nil, "load prompt templates from PATH; repeatable")
-	fs.BoolVar(&c.noTemplates, "no-prompt-templates", false, "load no prompt templates except --prompt-template paths")
+	fs.BoolVar(&c.noTemplates, "no-prompt-templates", false, "load no prompt templates except --prompt-template paths (short form -np)")
 	fs.BoolVarP(&c.approve, "approve", "a", false, "trust this project for this run (loads its .pi resources and extensions)")
 	fs.BoolVar(&c.noApprove, "no-approve", false, "ignore project-local resources (short form -na)")
 	fs.BoolVar(&c.json, "json", false, "print JSON for scripts")
 	fs.StringArrayVar(&c.sections, "section", nil, "add a named section NAME=TEXT (source cli); repeatable")
 	fs.StringArrayVarP(&c.extensions, "extension", "e", nil, "load the extension package at PATH; repeatable")
-	fs.BoolVar(&c.noExtensions, "no-extensions", false, "do not discover extensions (explicit -e paths still load)")
+	fs.BoolVar(&c.noExtensions, "no-extensions", false, "do not discover extensions; explicit -e paths still load (short form -ne)")
 	fs.StringArrayVar(&c.grants, "grant", nil, "grant a requested capability for this run: NAME (all it asks) or NAME:files|network|env|clock|random; repeatable")
-	fs.BoolVarP(&c.verbose, "verbose", "v", false, "show extension log lines on stderr")
+	fs.BoolVar(&c.verbose, "verbose", false, "show extension log lines on stderr")
 	fs.BoolVar(&c.noMemo, "no-memo", false, "run every extension hook even when a stored result for the same inputs exists")
 }
 
@@ -92,16 +97,21 @@ func (c *common) parse(fs *pflag.FlagSet, args []string) ([]string, error) {
 	return fs.Args(), nil
 }
 
-// selectedTools returns the tool selection: nil for the default.
-func (c *common) selectedTools() []string {
-	if c.noTools {
-		return []string{}
+// selection is the tool selection the flags ask for.
+func (c *common) selection() tool.Selection {
+	s := tool.Selection{Exclude: trimAll(c.excludeTools), NoBuiltin: c.noBuiltinTools, NoTools: c.noTools}
+	if c.toolsSet {
+		s.Tools = trimAll(c.tools)
+		if s.Tools == nil {
+			s.Tools = []string{}
+		}
 	}
-	if !c.toolsSet {
-		return nil
-	}
-	out := []string{}
-	for _, t := range strings.Split(c.tools, ",") {
+	return s
+}
+
+func trimAll(list []string) []string {
+	var out []string
+	for _, t := range list {
 		if t = strings.TrimSpace(t); t != "" {
 			out = append(out, t)
 		}

@@ -9,10 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/core/sandbox"
 	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
 )
 
 // Exit codes.
@@ -20,6 +24,8 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitInterrupted is the shell's code for a process ended by SIGINT.
+	exitInterrupted = 130
 )
 
 // usageError marks a problem with how pi was called (exit code 2).
@@ -43,8 +49,22 @@ type app struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// The confining helper the bash tool starts: handled before anything
+	// else so it stays small and never reads flags or settings.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	var received atomic.Value
+	go func() {
+		s := <-sigc
+		received.Store(s)
+		cancel()
+		exitAfterInterrupt(s)
+	}()
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
 	a := &app{
@@ -52,7 +72,23 @@ func main() {
 		getenv: os.Getenv, home: home, wd: wd,
 		isTerminal: isTerminal(os.Stdin), outTerminal: isTerminal(os.Stdout),
 	}
-	os.Exit(a.run(ctx, os.Args[1:]))
+	code := a.run(ctx, os.Args[1:])
+	if s, ok := received.Load().(os.Signal); ok {
+		code = signalExit(s)
+	}
+	os.Exit(code)
+}
+
+// signalExit is the exit code after a signal, as the established harness
+// and shells report it: 128 + the signal number.
+func signalExit(s os.Signal) int {
+	switch s {
+	case syscall.SIGTERM:
+		return 143
+	case syscall.SIGHUP:
+		return 129
+	}
+	return exitInterrupted
 }
 
 const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
@@ -64,6 +100,7 @@ Usage:
   pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust
   pi ext SUBCOMMAND           build, inspect, test, install and list extensions
   pi session show FILE        show a session transcript and the requests it replays to
+  pi sandbox check [--json]   show the sandbox policy for this directory and whether the kernel enforces it
   pi trust [--revoke] [DIR]   trust a project's .pi/ resources from now on (or stop trusting it)
 
 Run "pi COMMAND --help" for the flags of a command.
@@ -87,6 +124,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.cmdExt(ctx, args[1:])
 	case "session":
 		err = a.cmdSession(ctx, args[1:])
+	case "sandbox":
+		err = a.cmdSandbox(ctx, args[1:])
 	case "trust":
 		err = a.cmdTrust(ctx, args[1:])
 	case "help", "-h", "--help":
@@ -123,12 +162,25 @@ func normalizeArgs(args []string) []string {
 		if s == "--" {
 			return append(out, args[i:]...)
 		}
-		if s == "-na" && (i == 0 || !takesValue(args[i-1])) {
-			s = "--no-approve"
+		if long, ok := multiLetterShort[s]; ok && (i == 0 || !takesValue(args[i-1])) {
+			s = long
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// multiLetterShort are the established harness's short forms of more than
+// one letter, which pflag cannot express.
+var multiLetterShort = map[string]string{
+	"-na":  "--no-approve",
+	"-nt":  "--no-tools",
+	"-nbt": "--no-builtin-tools",
+	"-xt":  "--exclude-tools",
+	"-ne":  "--no-extensions",
+	"-nc":  "--no-context-files",
+	"-ns":  "--no-skills",
+	"-np":  "--no-prompt-templates",
 }
 
 // takesValue reports whether arg is a flag that consumes the next argument
@@ -152,4 +204,19 @@ func takesValue(arg string) bool {
 		f = fs.ShorthandLookup(name)
 	}
 	return f != nil && f.Value.Type() != "bool"
+}
+
+// interruptGrace is how long pi may take to wind down after Ctrl-C.
+const interruptGrace = 2 * time.Second
+
+// exitAfterInterrupt makes Ctrl-C end pi at any point: the first one
+// cancels ctx, which every command and guest call heeds, and restores the
+// default handling so that a second one kills pi at once; if pi is still
+// running after interruptGrace (stuck in something that cannot be
+// interrupted, such as compiling a module), it exits anyway.
+func exitAfterInterrupt(s os.Signal) {
+	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	time.Sleep(interruptGrace)
+	fmt.Fprintln(os.Stderr, "pi: interrupted")
+	os.Exit(signalExit(s))
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
 	"github.com/piwasm/pi/hooks"
 	"github.com/spf13/pflag"
 )
@@ -21,6 +23,7 @@ type prepared struct {
 	loaded *resources.Loaded
 	ext    *extEnv
 	opts   prompt.Options
+	tools  *tool.Registry
 }
 
 func (a *app) prepareWorld(ctx context.Context, c *common) (*prepared, error) {
@@ -32,7 +35,19 @@ func (a *app) prepareWorld(ctx context.Context, c *common) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{loaded: l, ext: ext, opts: session.OptionsFrom(l, c.selectedTools(), c.parsedSectionSpec)}, nil
+	reg, err := toolRegistry(builtin.Env{Cwd: l.Cwd, Home: a.home})
+	if err != nil {
+		ext.close(ctx)
+		return nil, err
+	}
+	selected, err := selectTools(reg, c)
+	if err != nil {
+		ext.close(ctx)
+		return nil, err
+	}
+	opts := session.OptionsFrom(l, selected, c.parsedSectionSpec)
+	opts.Catalog = catalog(reg)
+	return &prepared{loaded: l, ext: ext, opts: opts, tools: reg}, nil
 }
 
 func (p *prepared) diagnostics() []diagnostic {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,26 +10,65 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/termtext"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
 	"github.com/spf13/pflag"
 )
 
-// runFlags are the flags of a model run (pi -p).
+// runFlags are the flags of a model run: the established harness's
+// command line (pi [options] [@files...] [messages...]).
 type runFlags struct {
-	print       string
+	print       bool
 	model       string
+	provider    string
+	apiKey      string
 	mode        string
+	listModels  string
+	version     bool
 	dryRun      bool
 	sessionFile string
 	cont        bool
+	resume      bool
 	noSession   bool
 	noExpand    bool
 	maxTokens   int
 	timeout     time.Duration
+	piEvents    bool
+	transcript  bool
+	sandbox     sandboxFlags
 }
+
+func (r *runFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVarP(&r.print, "print", "p", false, "run the messages one after another, print the final reply, exit")
+	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json); replay:FILE plays back a recorded session")
+	fs.StringVar(&r.provider, "provider", "", "look the model up in this provider only")
+	fs.StringVar(&r.apiKey, "api-key", "", "API key for this run (not stored)")
+	fs.StringVar(&r.mode, "mode", "text", "output: text (the final reply) or json (the session header, then one event per line)")
+	fs.StringVar(&r.listModels, "list-models", "", "list the configured models (optionally matching SEARCH) and exit")
+	fs.Lookup("list-models").NoOptDefVal = "\x00all"
+	fs.BoolVarP(&r.version, "version", "v", false, "print pi's version and exit")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "print the exact request body that would be sent, and send nothing")
+	fs.StringVar(&r.sessionFile, "session", "", "append to (or create) this session file")
+	fs.BoolVarP(&r.cont, "continue", "c", false, "continue the latest session of this directory")
+	fs.BoolVarP(&r.resume, "resume", "r", false, "pick a session to resume (needs the interactive session)")
+	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
+	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
+	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap each reply in tokens (default: the model's setting)")
+	fs.DurationVar(&r.timeout, "timeout", 30*time.Minute, "give up on the whole run after this long")
+	fs.BoolVar(&r.transcript, "transcript", false, "in text mode, show the run as it happens on stdout: messages, tool calls and the start of their results")
+	fs.BoolVar(&r.piEvents, "pi-events", false, "in JSON mode, also emit pi's own records (the prompt with its sources, the input funnel, replay mismatches)")
+}
+
+const runUsage = "pi [options] [@files...] [messages...]"
 
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("pi", pflag.ContinueOnError)
@@ -36,40 +76,123 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	c.register(fs)
 	var r runFlags
 	r.register(fs)
+	r.sandbox.register(fs)
 	rest, err := c.parse(fs, args)
 	if err != nil {
-		return a.helpOr(err, "pi -p TEXT [flags]", fs)
+		return a.helpOr(err, runUsage, fs)
 	}
-	if !fs.Changed("print") {
-		if len(rest) > 0 {
-			return usagef("unknown command %q (see pi --help)", rest[0])
-		}
-		return usagef("nothing to do: give -p TEXT or a command (see pi --help)")
+	if r.version {
+		_, err := fmt.Fprintf(a.stdout, "%s\n", version)
+		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q after -p TEXT", rest[0])
-	}
-	if strings.TrimSpace(r.print) == "" {
-		return usagef("-p needs some text to send")
+	if fs.Changed("list-models") {
+		return a.listModels(&c, r.listModels)
 	}
 	if r.mode != "text" && r.mode != "json" {
+		if r.mode == "rpc" {
+			return usagef("--mode rpc is not available yet")
+		}
 		return usagef("--mode %q: want text or json", r.mode)
 	}
 	if r.cont && r.sessionFile != "" {
 		return usagef("--continue and --session contradict each other")
 	}
+	if r.resume {
+		return usagef("--resume needs the interactive session; use --continue or --session FILE")
+	}
+	if r.provider != "" && r.model == "" {
+		return usagef("--provider needs --model")
+	}
+	var files, messages []string
+	for _, arg := range rest {
+		if strings.HasPrefix(arg, "@") && len(arg) > 1 {
+			files = append(files, arg[1:])
+			continue
+		}
+		messages = append(messages, arg)
+	}
+	first, images, err := a.initialMessage(files, messages)
+	if err != nil {
+		return err
+	}
+	if first == nil {
+		if len(args) == 0 {
+			fmt.Fprint(a.stderr, topUsage)
+			return &usageError{msg: "nothing to send"}
+		}
+		return usagef("nothing to send: give a message (pi -p \"fix the failing test\"), pipe text in, or see pi --help")
+	}
+	if len(messages) > 0 {
+		messages = messages[1:]
+	}
+	inputs := []session.Input{{Text: *first, Images: images}}
+	for _, m := range messages {
+		inputs = append(inputs, session.Input{Text: m})
+	}
+	return a.runAgent(ctx, &c, &r, inputs)
+}
 
-	w, err := a.prepareWorld(ctx, &c)
+// initialMessage builds the first message as the established harness
+// does: piped stdin, then the @files, then the first message, joined with
+// nothing in between. nil means there is nothing to send.
+func (a *app) initialMessage(files, messages []string) (*string, []prompt.Block, error) {
+	var parts []string
+	if !a.isTerminal && a.stdin != nil {
+		data, err := io.ReadAll(io.LimitReader(a.stdin, maxStdin+1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read standard input: %w", err)
+		}
+		if len(data) > maxStdin {
+			return nil, nil, fmt.Errorf("standard input is over %d MiB; pass a file with @path or let the agent read it", maxStdin>>20)
+		}
+		if len(data) > 0 {
+			parts = append(parts, string(data))
+		}
+	}
+	text, images, err := attachFiles(a.wd, a.home, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	if text != "" {
+		parts = append(parts, text)
+	}
+	if len(messages) > 0 {
+		parts = append(parts, messages[0])
+	}
+	if len(parts) == 0 && len(images) == 0 {
+		return nil, nil, nil
+	}
+	s := strings.Join(parts, "")
+	return &s, images, nil
+}
+
+// maxStdin bounds what pi reads from a pipe into the first message.
+const maxStdin = 64 << 20
+
+// runAgent runs the inputs one after another in one session and prints
+// the outcome the way the mode asks.
+func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {
+	w, err := a.prepareWorld(ctx, c)
 	if err != nil {
 		return err
 	}
 	defer w.ext.close(ctx)
 
-	route, err := a.route(w.loaded.AgentDir, r.model, r.dryRun)
-	if err != nil {
+	var replay *session.Replay
+	var route provider.Route
+	if path, ok := strings.CutPrefix(r.model, "replay:"); ok {
+		if replay, err = session.LoadReplay(a.fromShell([]string{path})[0]); err != nil {
+			return err
+		}
+		replay.Cwd = w.loaded.Cwd
+		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
+	} else if route, err = a.route(w.loaded.AgentDir, r.model, r.dryRun); err != nil {
 		return err
 	}
-	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, &r)
+	if r.apiKey != "" {
+		route.APIKey = r.apiKey
+	}
+	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, r)
 	if err != nil {
 		return err
 	}
@@ -77,76 +200,174 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	for _, p := range tr.Problems {
 		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
 	}
+	if !r.dryRun {
+		if n, err := session.CloseDangling(tr, nil); err != nil {
+			return err
+		} else if n > 0 {
+			fmt.Fprintf(a.stderr, "pi: the session stopped in the middle of %d tool call(s); they are recorded as aborted\n", n)
+		}
+	}
 
+	policy, warns, err := a.buildPolicy(r.sandbox, w.loaded.Settings.Files, w.loaded.Cwd)
+	for _, warn := range warns {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(warn.Error()))
+	}
+	if err != nil {
+		return err
+	}
+	if n := policy.Notice(); n != "" {
+		fmt.Fprintf(a.stderr, "pi: %s\n", n)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find pi's own executable for the sandbox helper: %w", err)
+	}
+	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Env: []string{
+		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
+		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
+	}}, exe)
+	reg := tool.NewRegistry()
+	for _, t := range policy.AnnotateBash(builtin.Tools(env)) {
+		if err := reg.Add(t); err != nil {
+			return err
+		}
+	}
+	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
+	rules, rerrs := permission.LoadRules(w.loaded.Settings.Files, paths)
+	for _, e := range rerrs {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
+	}
+	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths,
+		Record: func(d session.Decision) error {
+			return tr.Append(session.Entry{Type: session.TypeDecision, Decision: &d})
+		}}
+	out := &eventWriter{w: a.stdout, on: r.mode == "json"}
+	client := &provider.Client{}
 	runner := &session.Runner{
 		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
-		Route: route, Client: &provider.Client{}, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
+		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
 	}
-	events := &eventWriter{w: a.stdout, on: r.mode == "json"}
-	onDelta := func(s string) {
-		if events.on {
-			events.emit(map[string]any{"type": "delta", "text": s})
+	var plain *plainTranscript
+	if r.transcript && !out.on {
+		plain = newPlainTranscript(a.stdout)
+	}
+	runner.Emit = func(e agent.Event) {
+		out.emit(e)
+		if plain != nil {
+			plain.event(e)
+		}
+	}
+	if replay != nil {
+		runner.Model = replay.Stream
+	}
+	client.OnRetry = func(attempt, max int, delay time.Duration, err error) {
+		if out.on {
+			out.emit(agent.Event{Type: agent.AutoRetryStart, Attempt: attempt, MaxAttempts: max, DelayMs: delay.Milliseconds(), ErrorMessage: err.Error()})
 			return
 		}
-		io.WriteString(a.stdout, a.display(s))
+		fmt.Fprintf(a.stderr, "pi: %s; retrying in %s (attempt %d of %d)\n", esc(err.Error()), delay.Round(100*time.Millisecond), attempt, max)
+	}
+	if out.on && !r.dryRun {
+		out.emit(tr.Header)
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	turn, err := runner.Turn(ctx, r.print, r.dryRun, onDelta)
-	printDiagnostics(a.stderr, w.diagnostics())
-	if turn != nil && turn.Prepared != nil && events.on {
-		ev := map[string]any{"type": "prompt", "sections": turn.Prepared.Rendered.Sections, "text": turn.Prepared.Rendered.Text}
-		if turn.Prepared.Forced != nil {
-			ev["forced"] = turn.Prepared.Forced
+
+	var last *session.Turn
+	var runErr error
+	for _, in := range inputs {
+		turn, err := runner.Turn(ctx, in, r.dryRun)
+		printDiagnostics(a.stderr, w.diagnostics())
+		if turn != nil {
+			a.piRecords(out, r, turn)
 		}
-		events.emit(ev)
-	}
-	if err != nil {
-		if events.on {
-			events.emit(map[string]any{"type": "error", "message": err.Error()})
+		if err != nil {
+			runErr = err
+			if turn != nil && turn.Final != nil {
+				last = turn
+			}
+			break
 		}
-		return err
-	}
-	switch {
-	case !turn.Input.Send:
-		if events.on {
-			events.emit(map[string]any{"type": "input", "kind": turn.Input.Kind, "show": turn.Input.Show})
-			return nil
+		if r.dryRun {
+			if out.on {
+				out.emit(map[string]any{"type": "request", "body": json.RawMessage(turn.Body)})
+			} else if _, err := fmt.Fprintf(a.stdout, "%s\n", turn.Body); err != nil {
+				return err
+			}
+			continue
 		}
-		if turn.Input.Show != "" {
-			fmt.Fprintln(a.stdout, a.display(turn.Input.Show))
+		if !turn.Input.Send {
+			if !out.on && turn.Input.Show != "" {
+				fmt.Fprintln(a.stdout, a.display(turn.Input.Show))
+			}
+			continue
 		}
-		return nil
-	case r.dryRun:
-		if events.on {
-			events.emit(map[string]any{"type": "request", "body": json.RawMessage(turn.Body)})
-			return nil
+		last = turn
+		if out.on {
+			out.emit(struct {
+				Type    string `json:"type"`
+				Aborted bool   `json:"aborted"`
+			}{"agent_settled", false})
 		}
-		_, err := fmt.Fprintf(a.stdout, "%s\n", a.display(string(turn.Body)))
-		return err
 	}
-	if events.on {
-		events.emit(map[string]any{"type": "done", "text": turn.Response.Text, "stopReason": turn.Response.StopReason, "usage": turn.Response.Usage, "session": tr.Path})
-		return nil
+	if replay != nil {
+		for _, m := range replay.Mismatches() {
+			fmt.Fprintf(a.stderr, "pi: replay: %s\n", termtext.EscapeLines(m.String()))
+		}
+		if out.on && r.piEvents {
+			out.emit(map[string]any{"type": "pi_replay", "mismatches": replay.Mismatches(), "unplayed": replay.Remaining()})
+		}
 	}
-	if !strings.HasSuffix(turn.Response.Text, "\n") {
-		io.WriteString(a.stdout, "\n")
+	if !out.on && plain == nil && last != nil && last.Final != nil {
+		f := last.Final
+		switch f.StopReason {
+		case "error", "aborted":
+		default:
+			for _, b := range f.Content.Blocks {
+				if b.Type == "text" {
+					fmt.Fprintf(a.stdout, "%s\n", a.display(b.Text))
+				}
+			}
+		}
 	}
-	return nil
+	return runOutcome(runErr, ctx)
 }
 
-func (r *runFlags) register(fs *pflag.FlagSet) {
-	fs.StringVarP(&r.print, "print", "p", "", "run TEXT as one prompt and print the reply")
-	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json)")
-	fs.StringVar(&r.mode, "mode", "text", "output: text (the reply) or json (the run's events as JSON lines)")
-	fs.BoolVar(&r.dryRun, "dry-run", false, "print the exact request body that would be sent, and send nothing")
-	fs.StringVar(&r.sessionFile, "session", "", "append to (or create) this session file")
-	fs.BoolVarP(&r.cont, "continue", "c", false, "continue the latest session of this directory")
-	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
-	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
-	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap the reply length in tokens (default: the model's setting)")
-	fs.DurationVar(&r.timeout, "timeout", 10*time.Minute, "give up on the model after this long")
+// piRecords emits pi's own records in JSON mode when asked (--pi-events):
+// the prompt with its sources, what the input funnel made of the line.
+func (a *app) piRecords(out *eventWriter, r *runFlags, t *session.Turn) {
+	if !out.on || !r.piEvents {
+		return
+	}
+	out.emit(map[string]any{"type": "pi_input", "kind": t.Input.Kind, "name": t.Input.Name, "show": t.Input.Show, "send": t.Input.Send})
+	if t.Prepared != nil {
+		ev := map[string]any{"type": "pi_prompt", "sections": t.Prepared.Rendered.Sections, "text": t.Prepared.Rendered.Text}
+		if t.Prepared.Forced != nil {
+			ev["forced"] = t.Prepared.Forced
+		}
+		out.emit(ev)
+	}
 }
+
+// runOutcome turns how a run ended into the error the exit code comes
+// from, with the established harness's wording where it has one.
+func runOutcome(err error, ctx context.Context) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, agent.ErrLength):
+		return errors.New("the reply was cut off: the model reached its output-token limit")
+	case errors.Is(err, agent.ErrAborted):
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return errors.New("aborted: the run took longer than --timeout")
+		}
+		return errAborted
+	}
+	return err
+}
+
+// errAborted is a run stopped by the user or a signal.
+var errAborted = errors.New("aborted")
 
 // route resolves the model. A dry run without any configured model uses a
 // stand-in OpenAI-shaped route so the body can still be shown.
@@ -170,7 +391,7 @@ func (a *app) openSession(agentDir, cwd string, r *runFlags) (*session.Transcrip
 	if err != nil {
 		return nil, err
 	}
-	header := session.Header{ID: id, Cwd: cwd, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)}
+	header := session.Header{ID: id, Cwd: cwd, Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05.000Z")}
 	if r.noSession {
 		return session.Create("", header)
 	}
@@ -205,16 +426,47 @@ func (a *app) openSession(agentDir, cwd string, r *runFlags) (*session.Transcrip
 	return session.Create(session.NewPath(agentDir, cwd, id, time.Now()), header)
 }
 
-// eventWriter prints JSON lines for --mode json.
+// eventWriter prints JSON lines for --mode json: one record per line, LF
+// only, without HTML escaping (as the established harness writes them).
+// Events come from tool goroutines too, so writes are serialised.
 type eventWriter struct {
+	mu sync.Mutex
 	w  io.Writer
 	on bool
 }
 
 func (e *eventWriter) emit(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	if !e.on {
 		return
 	}
-	e.w.Write(append(b, '\n'))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.w.Write(b.Bytes())
+}
+
+// version is pi's version; release builds set it with -ldflags "-X main.version=...".
+var version = "0.2.0-dev"
+
+// listModels prints the configured models, optionally those matching
+// search, one per line.
+func (a *app) listModels(c *common, search string) error {
+	models, err := provider.LoadModels(filepath.Join(a.agentDir(), "models.json"), a.getenv)
+	if err != nil {
+		return err
+	}
+	if search == "\x00all" {
+		search = ""
+	}
+	for _, spec := range models.Specs() {
+		if search == "" || strings.Contains(strings.ToLower(spec), strings.ToLower(search)) {
+			fmt.Fprintln(a.stdout, spec)
+		}
+	}
+	return nil
 }

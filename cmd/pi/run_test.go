@@ -92,7 +92,7 @@ func TestPrintModeAgainstLoopback(t *testing.T) {
 		t.Fatalf("dry run: %d %s", code, body)
 	}
 	jsonOut, _, code := c.run("-p", "x", "--cwd", proj, "--mode", "json", "--no-session")
-	if code != 0 || !strings.Contains(jsonOut, `"type":"delta"`) || !strings.Contains(jsonOut, `"type":"done"`) {
+	if code != 0 || !strings.Contains(jsonOut, `"type":"text_delta"`) || !strings.Contains(jsonOut, `"type":"agent_end"`) {
 		t.Fatalf("json mode: %s", jsonOut)
 	}
 }

@@ -31,18 +31,19 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 		return err
 	}
 	type requestJSON struct {
-		Index    int                `json:"index"`
-		Route    string             `json:"route"`
-		Messages []provider.Message `json:"messages"`
+		Index    int                 `json:"index"`
+		Route    string              `json:"route"`
+		Messages []provider.Message  `json:"messages"`
+		Tools    []provider.ToolSpec `json:"tools"`
 	}
 	var requests []requestJSON
 	for k := 0; ; k++ {
-		msgs, route, ok := session.RequestAt(tr.Entries, k)
+		r, ok := session.RequestAt(tr.Branch(), k)
 		if !ok {
 			break
 		}
 		if *req < 0 || *req == k {
-			requests = append(requests, requestJSON{Index: k, Route: route, Messages: msgs})
+			requests = append(requests, requestJSON{Index: k, Route: r.Route, Messages: r.Messages, Tools: r.Tools})
 		}
 	}
 	if *req >= 0 && len(requests) == 0 {
@@ -72,8 +73,11 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 	}
 	for _, r := range requests {
 		fmt.Fprintf(a.stdout, "request %d → %s\n", r.Index, esc(r.Route))
+		for _, t := range r.Tools {
+			fmt.Fprintf(a.stdout, "  (tool) %s\n", esc(t.Name))
+		}
 		for _, m := range r.Messages {
-			fmt.Fprintf(a.stdout, "  [%s] %s\n", esc(m.Role), indent(termtext.EscapeLines(m.Content)))
+			fmt.Fprintf(a.stdout, "  [%s] %s\n", esc(m.Role), indent(termtext.EscapeLines(describeMessage(m))))
 		}
 	}
 	return nil
@@ -125,3 +129,32 @@ func describeEntry(e session.Entry) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
+
+// describeMessage is one provider message for people: its text, tool calls
+// and results.
+func describeMessage(m provider.Message) string {
+	var parts []string
+	if m.Content != "" {
+		parts = append(parts, m.Content)
+	}
+	for _, p := range m.Parts {
+		switch p.Type {
+		case "text":
+			parts = append(parts, p.Text)
+		case "image":
+			parts = append(parts, fmt.Sprintf("(image %s, %d bytes base64)", p.MimeType, len(p.Data)))
+		}
+	}
+	for _, c := range m.ToolCalls {
+		parts = append(parts, fmt.Sprintf("→ %s %s (%s)", c.Name, c.Arguments, c.ID))
+	}
+	s := strings.Join(parts, "\n")
+	if m.Role == provider.RoleTool {
+		status := "ok"
+		if m.IsError {
+			status = "error"
+		}
+		s = fmt.Sprintf("%s %s: %s", m.ToolCallID, status, s)
+	}
+	return s
+}

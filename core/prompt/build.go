@@ -203,11 +203,45 @@ func writeProjectContext(b *textBuf, files []ContextFile) {
 	b.WriteString(projectContextIntro)
 	for _, f := range files {
 		b.WriteString("\n\n<project_instructions path=\"")
-		b.WriteString(f.Path)
+		xmlEscape(b, f.Path)
 		b.WriteString("\">\n")
-		b.WriteString(f.Content)
+		writeQuotedContent(b, f.Content)
 		b.WriteString("\n</project_instructions>")
 	}
+}
+
+// writeQuotedContent writes a context file's text so that it cannot end the
+// quoting around it: the "<" of anything that reads as a project_ tag
+// ("</project_instructions>", "<project_context", any case, white space
+// allowed after "<" and around "/") becomes "&lt;", which a model reads as
+// the text of a tag rather than a tag. Everything else, other markup
+// included, is written as it is: the file is Markdown, not XML.
+func writeQuotedContent(b *textBuf, s string) {
+	last := 0
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		if opensProjectTag(s[i+1:]) {
+			b.WriteString(s[last:i])
+			b.WriteString("&lt;")
+			last = i + 1
+		}
+	}
+	b.WriteString(s[last:])
+}
+
+// opensProjectTag reports whether s, the text after a "<", starts with
+// [white space] [/ [white space]] project_ (any case).
+func opensProjectTag(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if rest, ok := strings.CutPrefix(s, "/"); ok {
+		s = strings.TrimLeft(rest, " \t\r\n")
+	}
+	const name = "project_"
+	return len(s) >= len(name) && strings.EqualFold(s[:len(name)], name)
 }
 
 func anyVisible(skills []Skill) bool {

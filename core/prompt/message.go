@@ -7,10 +7,40 @@ import (
 	"strings"
 )
 
-// Block is one part of a message's content.
+// Block is one part of a message's content, in the established harness's
+// shape: "text" (Text), "image" (Data base64, MimeType), "thinking"
+// (Thinking, Signature) or "toolCall" (ID, Name, Arguments).
 type Block struct {
-	Type string `json:"type"`
-	Text string `json:"text,omitempty"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	Data      string          `json:"data,omitempty"`
+	MimeType  string          `json:"mimeType,omitempty"`
+	Thinking  string          `json:"thinking,omitempty"`
+	Signature string          `json:"thinkingSignature,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Usage counts the tokens of one reply, as the established harness records
+// them on assistant messages.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// Cost is what a reply cost in dollars; pi records zeros unless a price is
+// configured.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
 }
 
 // Content is a message body: plain text, or a list of blocks when Blocks is
@@ -87,21 +117,63 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ToolRef names a tool declared to or withdrawn from the model.
+// ToolRef names a tool declared to or withdrawn from the model. A declared
+// tool carries its description and parameters (as the established harness
+// records them), a withdrawn one only its name.
 type ToolRef struct {
-	Name string `json:"name"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
 // Message is a transcript message as the prompt layer sees it. System
 // messages carry section patches and tool changes; others only content.
+//
+// Assistant messages also name the route that produced them (API, Provider,
+// Model), their Usage and StopReason ("stop", "length", "toolUse",
+// "error", "aborted"); tool results (role "toolResult") name the call they
+// answer and whether it failed. Field names are the established harness's,
+// so either harness can read the other's sessions.
 type Message struct {
 	Role         string    `json:"role"`
 	Content      Content   `json:"content"`
 	Sections     Patches   `json:"sections,omitempty"`
 	ToolsAdded   []ToolRef `json:"toolsAdded,omitempty"`
 	ToolsRemoved []ToolRef `json:"toolsRemoved,omitempty"`
-	Timestamp    int64     `json:"timestamp"`
+
+	// assistant
+	API          string `json:"api,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Usage        *Usage `json:"usage,omitempty"`
+	StopReason   string `json:"stopReason,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+
+	// toolResult
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	ToolName   string          `json:"toolName,omitempty"`
+	Details    json.RawMessage `json:"details,omitempty"`
+	IsError    *bool           `json:"isError,omitempty"`
+
+	Timestamp int64 `json:"timestamp"`
 }
+
+// Roles beyond system, user and assistant.
+const RoleToolResult = "toolResult"
+
+// ToolCalls returns the tool-call blocks of an assistant message, in order.
+func (m Message) ToolCalls() []Block {
+	var out []Block
+	for _, b := range m.Content.Blocks {
+		if b.Type == "toolCall" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Failed reports whether a tool result says its call failed.
+func (m Message) Failed() bool { return m.IsError != nil && *m.IsError }
 
 // SystemText is the text a system message contributes: its content, then the
 // texts of its non-empty sections, joined by blank lines.

@@ -48,6 +48,7 @@ type anthropicSource struct {
 type anthropicTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
+	EagerInput   bool            `json:"eager_input_streaming,omitempty"`
 	InputSchema  json.RawMessage `json:"input_schema"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
@@ -55,9 +56,19 @@ type anthropicTool struct {
 // cacheControl marks the end of a prompt prefix Anthropic may cache.
 type cacheControl struct {
 	Type string `json:"type"`
+	TTL  string `json:"ttl,omitempty"`
 }
 
-var ephemeral = &cacheControl{Type: "ephemeral"}
+// cacheControlFor is the breakpoint for a retention choice; nil for none.
+func cacheControlFor(retention string) *cacheControl {
+	switch retention {
+	case CacheNone:
+		return nil
+	case CacheLong:
+		return &cacheControl{Type: "ephemeral", TTL: "1h"}
+	}
+	return &cacheControl{Type: "ephemeral"}
+}
 
 // Texts the Anthropic body adds where a tool result's images must move.
 const (
@@ -102,11 +113,14 @@ func imageBlock(p Part) anthropicBlock {
 // Prompt caching: the system text, the last tool declaration and the last
 // block of the final user message carry cache_control breakpoints, the
 // places the established harness puts them, so each request reads the
-// prefix the previous one wrote. Tool ids are reduced to the characters the
+// prefix the previous one wrote (an hour-long "ttl" with CacheLong, none
+// with CacheNone). Tool ids are reduced to the characters the
 // API accepts. Tool schemas are sent as input_schema with "type":"object",
 // their "properties" and "required" (as given; empty when absent) and
 // any "additionalProperties", "$defs" or "definitions"; other root keywords
-// are left out because the API rejects some of them.
+// are left out because the API rejects some of them. Each tool asks for
+// eager_input_streaming, so arguments stream in small fragments instead of
+// arriving whole after a pause, as the established harness asks by default.
 //
 // max_tokens is outputCap's. "stream" appears only when req.Stream is set.
 // The output is deterministic. It fails on an unknown role, a malformed
@@ -123,6 +137,10 @@ func BuildAnthropicBody(route Route, req Request) ([]byte, error) {
 	if err := checkTools(route.label(), req.Tools); err != nil {
 		return nil, err
 	}
+	if err := checkRetention(route.label(), req.CacheRetention); err != nil {
+		return nil, err
+	}
+	cache := cacheControlFor(req.CacheRetention)
 	body := anthropicBody{Model: model, MaxTokens: outputCap(route, req), Stream: req.Stream}
 	var system strings.Builder
 	msgs := closeToolCalls(req.Messages)
@@ -173,19 +191,21 @@ func BuildAnthropicBody(route Route, req Request) ([]byte, error) {
 	}
 	if system.Len() > 0 {
 		body.System = []anthropicBlock{textBlock(system.String())}
-		body.System[0].CacheControl = ephemeral
+		body.System[0].CacheControl = cache
 	}
 	for _, t := range req.Tools {
 		schema, err := anthropicSchema(schemaOf(t))
 		if err != nil {
 			return nil, fmt.Errorf("%s: tool %q: %v", route.label(), t.Name, err)
 		}
-		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, EagerInput: true, InputSchema: schema})
 	}
 	if n := len(body.Tools); n > 0 {
-		body.Tools[n-1].CacheControl = ephemeral
+		body.Tools[n-1].CacheControl = cache
 	}
-	markLastUserMessage(body.Messages)
+	if cache != nil {
+		markLastUserMessage(body.Messages, cache)
+	}
 	return encodeJSON(body)
 }
 
@@ -209,7 +229,7 @@ func asBlocks(c any) []anthropicBlock {
 // markLastUserMessage puts a cache breakpoint on the last block of the
 // final message when it is the user's: the whole conversation before the
 // reply is then the cached prefix of the next request.
-func markLastUserMessage(msgs []anthropicMessage) {
+func markLastUserMessage(msgs []anthropicMessage, cache *cacheControl) {
 	last := &msgs[len(msgs)-1]
 	if last.Role != RoleUser {
 		return
@@ -218,7 +238,7 @@ func markLastUserMessage(msgs []anthropicMessage) {
 	b := &blocks[len(blocks)-1]
 	switch b.Type {
 	case "text", "image", "tool_result":
-		b.CacheControl = ephemeral
+		b.CacheControl = cache
 	}
 	last.Content = blocks
 }

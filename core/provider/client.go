@@ -189,11 +189,11 @@ func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta f
 func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onEvent func(StreamEvent)) (Response, error) {
 	body, err := DryRun(route, req)
 	if err != nil {
-		return Response{}, err
+		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
 	}
 	target, err := route.Endpoint()
 	if err != nil {
-		return Response{}, err
+		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
 	}
 	policy := c.Retry.withDefaults()
 	for attempt := 0; ; attempt++ {
@@ -269,9 +269,14 @@ func (c *Client) once(ctx context.Context, route Route, target string, body []by
 	}
 
 	var sink eventSink
-	if route.API == APIAnthropicMessages {
+	switch route.API {
+	case APIAnthropicMessages:
 		sink = &anthropicStream{label: label, out: out}
-	} else {
+	case APIOpenAIResponses, APIAzureOpenAIResponses:
+		sink = newResponsesStream(label, route.API, out)
+	case APIGoogleGenerativeAI:
+		sink = newGoogleStream(label, out)
+	default:
 		sink = newOpenAIStream(label, out)
 	}
 	sse := NewSSEReader(hresp.Body)

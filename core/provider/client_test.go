@@ -336,9 +336,9 @@ func TestStreamTimeout(t *testing.T) {
 }
 
 func TestStreamRejectsBadRoute(t *testing.T) {
-	_, err := (&Client{}).Stream(context.Background(), Route{ModelID: "m", API: APIOpenAICompletions, BaseURL: "nope"}, hello, nil)
-	if err == nil || !strings.Contains(err.Error(), "absolute http") {
-		t.Fatalf("error %v", err)
+	resp, err := (&Client{}).Stream(context.Background(), Route{ModelID: "m", API: APIOpenAICompletions, BaseURL: "nope"}, hello, nil)
+	if err == nil || !strings.Contains(err.Error(), "absolute http") || resp.StopReason != StopReasonError {
+		t.Fatalf("error %v, stop %q", err, resp.StopReason)
 	}
 }
 

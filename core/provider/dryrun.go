@@ -17,10 +17,23 @@ func DryRun(route Route, req Request) ([]byte, error) {
 		return nil, err
 	}
 	req.Stream = true
-	if route.API == APIAnthropicMessages {
-		return BuildAnthropicBody(route, req)
+	switch route.API {
+	case APIAnthropicMessages:
+		body, err := BuildAnthropicBody(route, req)
+		if err != nil {
+			return nil, err
+		}
+		return applyAnthropicThinking(route, req, body)
+	case APIOpenAIResponses, APIAzureOpenAIResponses:
+		return buildResponsesBody(route, req)
+	case APIGoogleGenerativeAI:
+		return buildGoogleBody(route, req)
 	}
-	return BuildOpenAIBody(route, req)
+	body, err := BuildOpenAIBody(route, req)
+	if err != nil {
+		return nil, err
+	}
+	return applyOpenAICompat(route, body)
 }
 
 // RequestInfo is the envelope of a request, for display.

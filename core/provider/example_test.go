@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -44,9 +45,9 @@ func ExampleDescribeRequest() {
 	fmt.Println("Authorization:", info.Header.Get("Authorization"))
 	fmt.Println(string(body))
 	// Output:
-	// POST https://api.openai.com/v1/chat/completions
+	// POST https://api.openai.com/v1/responses
 	// Authorization: Bearer [redacted]
-	// {"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":16384}
+	// {"model":"gpt-x","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}],"stream":true,"store":false,"max_output_tokens":16384}
 }
 
 func ExampleClient_Stream() {
@@ -72,4 +73,45 @@ func ExampleClient_Stream() {
 	// delta "Hel"
 	// delta "lo"
 	// Hello (stop)
+}
+
+// A reply that calls a tool, streamed in fragments: the events name the
+// call as it starts, carry its argument JSON piece by piece, and hand over
+// the finished call at the end.
+func ExampleClient_StreamEvents() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"read","arguments":"{\"pa"}}]}}]}`+"\n\n"+
+			`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\":\"a.go\"}"}}]},"finish_reason":"tool_calls"}]}`+"\n\n"+
+			"data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+
+	route := provider.Route{Provider: "local", ModelID: "m", BaseURL: srv.URL + "/v1", API: provider.APIOpenAICompletions}
+	client := &provider.Client{HTTP: srv.Client()}
+	req := provider.Request{
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "show a.go"}},
+		Tools:    []provider.ToolSpec{{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
+	}
+	resp, err := client.StreamEvents(context.Background(), route, req, func(ev provider.StreamEvent) {
+		switch ev.Type {
+		case provider.EventToolCallStart:
+			fmt.Printf("%s %d %s %s\n", ev.Type, ev.ContentIndex, ev.ID, ev.ToolName)
+		case provider.EventToolCallDelta:
+			fmt.Printf("%s %d %q\n", ev.Type, ev.ContentIndex, ev.Delta)
+		case provider.EventToolCallEnd:
+			fmt.Printf("%s %d %s\n", ev.Type, ev.ContentIndex, ev.ToolCall.Arguments)
+		}
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.StopReason, resp.RawStopReason, len(resp.ToolCalls))
+	// Output:
+	// toolcall_start 0 call_1 read
+	// toolcall_delta 0 "{\"pa"
+	// toolcall_delta 0 "th\":\"a.go\"}"
+	// toolcall_end 0 {"path":"a.go"}
+	// toolUse tool_calls 1
 }

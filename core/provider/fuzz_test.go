@@ -87,34 +87,47 @@ func FuzzSSE(f *testing.F) {
 }
 
 // FuzzModelsJSON checks that parsing and resolving arbitrary models.json
-// content never panics and that a resolved route is the model asked for.
+// content never panics, that a resolved route is the model asked for, that
+// only OpenAI-style routes whose compat says so claim mid-history system
+// messages, and that selection, scoping and listing never panic.
 func FuzzModelsJSON(f *testing.F) {
 	seed, _ := os.ReadFile("testdata/models.json")
-	f.Add(seed)
-	f.Add([]byte(`{"providers":{"openai":{"models":[{"id":"gpt"}]},"a/b":{"baseUrl":"x","api":"anthropic-messages","models":[{"id":"c"}]}}}`))
-	f.Add([]byte(`{"providers":{"p":{"apiKey":"$K","headers":{"h":"${K}"},"models":[{"id":"m","api":"openai-completions","baseUrl":"http://h"}]}}}`))
-	f.Add([]byte(`{"providers":{"":{"models":[{"id":"/"}]}}}`))
+	f.Add(seed, "ollama/qwen")
+	f.Add([]byte(`{"providers":{"openai":{"models":[{"id":"gpt"}]},"a/b":{"baseUrl":"x","api":"anthropic-messages","models":[{"id":"c"}]}}}`), "gpt:high")
+	f.Add([]byte(`{"providers":{"p":{"apiKey":"$K","headers":{"h":"${K}"},"models":[{"id":"m","api":"openai-completions","baseUrl":"http://h"}]}}}`), "*")
+	f.Add([]byte(`{"providers":{"":{"models":[{"id":"/"}]}}}`), "/")
+	f.Add([]byte(`{"providers":{"p":{"baseUrl":"http://h","api":"openai-responses","apiKey":"!echo k","compat":{"supportsMidConvoSystemMessages":true},
+		"models":[{"id":"m","reasoning":true,"thinkingLevelMap":{"high":null,"off":"none"},"samplingParams":{"top_k":1},"samplingParamsByThinkingLevel":{"low":{"top_k":2}}}]}}, // c
+		}`), "p/m:low")
+	f.Add([]byte(`{"providers":{"google":{"modelOverrides":{"gemini-4":{"reasoning":true}}},"azure":{"baseUrl":"https://r.openai.azure.com","models":[{"id":"d","api":"openai-completions"}]}}}`), "google/gemini-4:max")
 	env := fakeEnv(map[string]string{"K": "v"})
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(func(t *testing.T, data []byte, pattern string) {
 		m, err := ParseModels(data, env)
 		if err != nil {
 			return
 		}
-		specs := append(m.Specs(), "", "openai/x", "anthropic/x", "x")
+		m.values.noCommands = true
+		specs := append(m.Specs(), "", "openai/x", "anthropic/x", "x", pattern)
 		for _, spec := range specs {
 			r, err := m.Resolve(spec)
 			if err != nil {
 				continue
 			}
-			if p, id, ok := strings.Cut(spec, "/"); ok && r.Provider == p && r.ModelID != id {
+			if p, id, ok := strings.Cut(spec, "/"); ok && r.Provider == p && r.ModelID != id && p != "azure" {
 				t.Fatalf("Resolve(%q) gave model %q", spec, r.ModelID)
 			}
-			if r.AcceptsSystemInHistory() != (r.API == APIOpenAICompletions) {
-				t.Fatalf("Resolve(%q): SystemInHistory %v for api %q", spec, r.SystemInHistory, r.API)
+			if r.AcceptsSystemInHistory() && (r.Compat == nil || !r.Compat.MidConvoSystemMessages) {
+				t.Fatalf("Resolve(%q): claims system messages in history without compat", spec)
+			}
+			if r.Thinking != "" && !r.Reasoning {
+				t.Fatalf("Resolve(%q): thinking %q on a model without reasoning", spec, r.Thinking)
 			}
 			_, _ = r.Endpoint()
 			_, _ = DescribeRequest(r)
-			_, _ = DryRun(r, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}})
+			_, _ = DryRun(r, Request{Messages: []Message{{Role: RoleSystem, Content: "s"}, {Role: RoleUser, Content: "x"}}})
 		}
+		_, _ = m.Select(Selection{Model: pattern})
+		_, _ = m.Scope(strings.Split(pattern, ","))
+		_ = FormatModelList(m.ListModels(pattern))
 	})
 }

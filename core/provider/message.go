@@ -85,12 +85,37 @@ type ToolSpec struct {
 // zero means "use the route's default" (see Route.MaxTokens). Stream asks for
 // a server-sent-event reply; Client.Stream always sets it. Tools are the
 // declarations sent with the request, in order.
+//
+// CacheRetention chooses how long a provider should keep the prompt cache:
+// "" or CacheShort (the provider's default), CacheLong (an hour on
+// Anthropic, a day on OpenAI; the established harness turns it on with
+// PI_CACHE_RETENTION=long) or CacheNone (no cache breakpoints). SessionID,
+// when set, keys OpenAI's prompt cache on api.openai.com (prompt_cache_key),
+// so the requests of one session land on the same cache.
 type Request struct {
-	Model     string
-	Messages  []Message
-	MaxTokens int
-	Stream    bool
-	Tools     []ToolSpec
+	Model          string
+	Messages       []Message
+	MaxTokens      int
+	Stream         bool
+	Tools          []ToolSpec
+	CacheRetention string
+	SessionID      string
+}
+
+// Cache retention choices for Request.CacheRetention.
+const (
+	CacheShort = "short"
+	CacheLong  = "long"
+	CacheNone  = "none"
+)
+
+// checkRetention reports an unknown CacheRetention.
+func checkRetention(provider, r string) error {
+	switch r {
+	case "", CacheShort, CacheLong, CacheNone:
+		return nil
+	}
+	return fmt.Errorf("%s: unknown cache retention %q (want short, long or none)", provider, r)
 }
 
 // checkMessages reports the first message whose role is not one we know, or

@@ -11,6 +11,8 @@ type openAIBody struct {
 	Model               string          `json:"model"`
 	Messages            []openAIMessage `json:"messages"`
 	Stream              bool            `json:"stream,omitempty"`
+	PromptCacheKey      string          `json:"prompt_cache_key,omitempty"`
+	PromptCacheRetain   string          `json:"prompt_cache_retention,omitempty"`
 	StreamOptions       *openAIStreamOp `json:"stream_options,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
@@ -98,6 +100,9 @@ const (
 //   - A call left without a result gets an error result, as both APIs
 //     reject unanswered calls.
 //
+// "prompt_cache_key" is req.SessionID on api.openai.com and
+// "prompt_cache_retention" is "24h" for CacheLong, as the established
+// harness sends them; neither appears with CacheNone.
 // "stream" and "stream_options" appear only when req.Stream is set. The
 // output cap is always sent (see outputCap) under Route.MaxTokensField
 // ("max_completion_tokens" by default, or "max_tokens"). "tools" lists
@@ -119,7 +124,16 @@ func BuildOpenAIBody(route Route, req Request) ([]byte, error) {
 	if err := checkTools(route.label(), req.Tools); err != nil {
 		return nil, err
 	}
+	if err := checkRetention(route.label(), req.CacheRetention); err != nil {
+		return nil, err
+	}
 	body := openAIBody{Model: model, Messages: openAIMessages(closeToolCalls(req.Messages))}
+	if req.CacheRetention != CacheNone && req.SessionID != "" && strings.Contains(route.BaseURL, "api.openai.com") {
+		body.PromptCacheKey = firstRunes(req.SessionID, 64)
+	}
+	if req.CacheRetention == CacheLong {
+		body.PromptCacheRetain = "24h"
+	}
 	if req.Stream {
 		body.Stream = true
 		body.StreamOptions = &openAIStreamOp{IncludeUsage: true}
@@ -137,6 +151,17 @@ func BuildOpenAIBody(route Route, req Request) ([]byte, error) {
 		body.Tools = append(body.Tools, openAITool{Type: "function", Function: openAIToolSpecs{Name: t.Name, Description: t.Description, Parameters: schemaOf(t)}})
 	}
 	return encodeJSON(body)
+}
+
+// firstRunes is s cut to at most n characters.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 func openAIMessages(msgs []Message) []openAIMessage {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -33,19 +34,30 @@ const DefaultAnthropicMaxTokens = DefaultMaxTokens
 // Headers are extra request headers; they are applied after the built-in ones
 // and so may override them.
 //
-// SystemInHistory says whether the API accepts system messages in the middle
-// of a conversation. It is true for OpenAI chat completions, where a system
-// message stays where it is in the history, so a prompt update can be
-// appended without disturbing the cached prefix. It is false for Anthropic
-// messages: that API takes a single top-level "system" string, so every
-// system message of the history is collapsed into it (see
-// BuildAnthropicBody). The session layer uses AcceptsSystemInHistory to pick
-// its projection.
+// SystemInHistory says whether the model accepts system messages in the
+// middle of a conversation, so that a prompt update can be appended without
+// disturbing the cached prefix. Many OpenAI-compatible servers (local ones
+// especially) reject or mishandle them, so a route from models.json claims
+// it only when compat.supportsMidConvoSystemMessages says so, as the
+// TypeScript harness does; otherwise the session updates the leading system
+// message instead. Anthropic messages takes a single top-level "system", so
+// there it never applies (see BuildAnthropicBody). The session layer uses
+// AcceptsSystemInHistory to pick its projection.
 //
 // Name, ContextWindow and MaxTokens are informational values from
 // models.json; MaxTokens is also the reply cap when the Request sets none.
 // MaxTokensField names the OpenAI body field for the cap
 // ("max_completion_tokens" when empty, or "max_tokens" for older servers).
+//
+// The fields after MaxTokensField come from models.json through
+// [Models.Select]; a Route built by hand may leave them zero. Compat is what
+// the server accepts; Reasoning says the model can think, Thinking is the
+// chosen level ("" for off, already clamped to what the model supports) and
+// ThinkingLevels its thinkingLevelMap. SamplingParams are merged into
+// OpenAI-style bodies. KeyProblem explains a key that could not be resolved
+// (the request then goes without one). BearerFromConfig says authHeader put
+// the key in Headers; AzureKeyHeader sends it as "api-key"; APIVersion is
+// Azure's api-version query value.
 type Route struct {
 	Provider        string
 	ModelID         string
@@ -59,14 +71,24 @@ type Route struct {
 	ContextWindow  int
 	MaxTokens      int
 	MaxTokensField string
+
+	Compat           *Compat
+	Reasoning        bool
+	Thinking         string
+	ThinkingLevels   map[string]*string
+	SamplingParams   map[string]json.RawMessage
+	KeyProblem       string
+	BearerFromConfig bool
+	AzureKeyHeader   bool
+	APIVersion       string
 }
 
 // AcceptsSystemInHistory reports whether system messages may appear after
 // the first message of a request on this route. It is false for any API
-// other than APIOpenAICompletions, whatever SystemInHistory says, because
-// the Anthropic body builder collapses system messages anyway.
+// other than the OpenAI ones, whatever SystemInHistory says, because the
+// other body builders collapse system messages anyway.
 func (r Route) AcceptsSystemInHistory() bool {
-	return r.SystemInHistory && r.API == APIOpenAICompletions
+	return r.SystemInHistory && (r.API == APIOpenAICompletions || isResponsesAPI(r.API))
 }
 
 // label names the route in error messages.
@@ -109,6 +131,21 @@ func (r Route) Endpoint() (string, error) {
 	if r.API == APIAnthropicMessages && strings.HasSuffix(base, "/v1") {
 		suffix = "/messages"
 	}
+	if r.API == APIGoogleGenerativeAI {
+		model := r.ModelID
+		if model == "" {
+			return "", fmt.Errorf("%s: no model id", r.label())
+		}
+		suffix = "/models/" + url.PathEscape(model) + ":streamGenerateContent"
+		q := u.Query()
+		q.Set("alt", "sse")
+		u.RawQuery = q.Encode()
+	}
+	if r.API == APIAzureOpenAIResponses && r.APIVersion != "" {
+		q := u.Query()
+		q.Set("api-version", r.APIVersion)
+		u.RawQuery = q.Encode()
+	}
 	u.Path = base + suffix
 	u.RawPath = ""
 	u.Fragment = ""
@@ -121,10 +158,14 @@ func (r Route) pathSuffix() (string, error) {
 		return "/chat/completions", nil
 	case APIAnthropicMessages:
 		return "/v1/messages", nil
+	case APIOpenAIResponses, APIAzureOpenAIResponses:
+		return "/responses", nil
+	case APIGoogleGenerativeAI:
+		return "/models", nil // completed in Endpoint with the model
 	case "":
-		return "", fmt.Errorf("%s: route has no api (want %q or %q)", r.label(), APIOpenAICompletions, APIAnthropicMessages)
+		return "", fmt.Errorf("%s: route has no api (want one of %s)", r.label(), strings.Join(SupportedAPIs(), ", "))
 	}
-	return "", fmt.Errorf("%s: unsupported api %q (want %q or %q)", r.label(), r.API, APIOpenAICompletions, APIAnthropicMessages)
+	return "", fmt.Errorf("%s: unsupported api %q (want one of %s)", r.label(), r.API, strings.Join(SupportedAPIs(), ", "))
 }
 
 // header builds the request headers, secrets included.
@@ -133,9 +174,17 @@ func (r Route) header() http.Header {
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "text/event-stream")
 	switch r.API {
-	case APIOpenAICompletions:
+	case APIOpenAICompletions, APIOpenAIResponses:
 		if r.APIKey != "" {
 			h.Set("Authorization", "Bearer "+r.APIKey)
+		}
+	case APIAzureOpenAIResponses:
+		if r.APIKey != "" {
+			h.Set("Api-Key", r.APIKey)
+		}
+	case APIGoogleGenerativeAI:
+		if r.APIKey != "" {
+			h.Set("X-Goog-Api-Key", r.APIKey)
 		}
 	case APIAnthropicMessages:
 		if r.APIKey != "" {

@@ -42,7 +42,7 @@ func TestEndpointErrors(t *testing.T) {
 		{Route{API: APIOpenAICompletions, BaseURL: "ftp://x/v1"}, "absolute http"},
 		{Route{API: APIOpenAICompletions, BaseURL: "http://[::1"}, "invalid base URL"},
 		{Route{BaseURL: "http://x"}, "no api"},
-		{Route{API: "openai-responses", BaseURL: "http://x"}, "unsupported api"},
+		{Route{API: "bedrock-converse-stream", BaseURL: "http://x"}, "unsupported api"},
 	}
 	for _, c := range cases {
 		_, err := c.r.Endpoint()

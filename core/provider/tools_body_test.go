@@ -97,7 +97,7 @@ func TestToolBodyRules(t *testing.T) {
 		{"openai tool result", oa, `{"role":"tool","content":"package a\n\nfunc A() int { return 1 }\n","tool_call_id":"call_a"}`},
 		{"openai image-only result", oa, `{"role":"tool","content":"(see attached image)","tool_call_id":"toolu|x/y+z"},{"role":"user","content":[{"type":"text","text":"Attached image(s) from tool result:"},{"type":"image_url"`},
 		{"openai dangling call closed", oa, `{"role":"tool","content":"No result provided","tool_call_id":"call_d"},{"role":"user","content":"Stop there; is it done?"}`},
-		{"anthropic tools with cache on the last", an, `{"name":"screenshot","description":"Capture the screen.","input_schema":{"type":"object","properties":{},"required":[]},"cache_control":{"type":"ephemeral"}}]`},
+		{"anthropic tools with cache on the last", an, `{"name":"screenshot","description":"Capture the screen.","eager_input_streaming":true,"input_schema":{"type":"object","properties":{},"required":[]},"cache_control":{"type":"ephemeral"}}]`},
 		{"anthropic schema reduced", an, `"input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`},
 		{"anthropic system cached", an, `"system":[{"type":"text","text":"You are pi.","cache_control":{"type":"ephemeral"}}]`},
 		{"anthropic user image", an, `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + tinyPNG + `"}}`},
@@ -159,5 +159,49 @@ func TestAnthropicVersionedBase(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("%s: %s %v, want %s", base, got, err, want)
 		}
+	}
+}
+
+func TestCacheRetention(t *testing.T) {
+	msgs := []Message{{Role: RoleSystem, Content: "S"}, {Role: RoleUser, Content: "hi"}}
+	tools := []ToolSpec{{Name: "t"}}
+	openai := Route{ModelID: "m", API: APIOpenAICompletions, BaseURL: "https://api.openai.com/v1"}
+	local := Route{ModelID: "m", API: APIOpenAICompletions, BaseURL: "http://localhost:8080/v1"}
+	an := Route{ModelID: "m", API: APIAnthropicMessages}
+	long := strings.Repeat("é", 70)
+	cases := []struct {
+		name    string
+		route   Route
+		req     Request
+		want    []string
+		notWant []string
+	}{
+		{"anthropic short", an, Request{Messages: msgs, Tools: tools}, []string{`"text":"hi","cache_control":{"type":"ephemeral"}}`}, []string{"ttl"}},
+		{"anthropic long", an, Request{Messages: msgs, Tools: tools, CacheRetention: CacheLong}, []string{`"cache_control":{"type":"ephemeral","ttl":"1h"}`}, nil},
+		{"anthropic none", an, Request{Messages: msgs, Tools: tools, CacheRetention: CacheNone}, []string{`"messages":[{"role":"user","content":"hi"}]`}, []string{"cache_control"}},
+		{"openai session key", openai, Request{Messages: msgs, SessionID: "sess-1"}, []string{`"prompt_cache_key":"sess-1"`}, []string{"prompt_cache_retention"}},
+		{"openai key clamped to 64 characters", openai, Request{Messages: msgs, SessionID: long}, []string{`"prompt_cache_key":"` + strings.Repeat("é", 64) + `"`}, nil},
+		{"openai long", openai, Request{Messages: msgs, SessionID: "s", CacheRetention: CacheLong}, []string{`"prompt_cache_key":"s","prompt_cache_retention":"24h"`}, nil},
+		{"openai none", openai, Request{Messages: msgs, SessionID: "s", CacheRetention: CacheNone}, nil, []string{"prompt_cache"}},
+		{"other server gets no key", local, Request{Messages: msgs, SessionID: "s"}, nil, []string{"prompt_cache_key"}},
+	}
+	for _, c := range cases {
+		body, err := DryRun(c.route, c.req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(body), w) {
+				t.Errorf("%s: body lacks %s\n%s", c.name, w, body)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(string(body), w) {
+				t.Errorf("%s: body has %s\n%s", c.name, w, body)
+			}
+		}
+	}
+	if _, err := DryRun(an, Request{Messages: msgs, CacheRetention: "forever"}); err == nil || !strings.Contains(err.Error(), `unknown cache retention "forever"`) {
+		t.Errorf("bad retention: %v", err)
 	}
 }

@@ -70,6 +70,11 @@ func TestStreamToolCalls(t *testing.T) {
 					t.Errorf("response\n got %+v\nwant %+v", resp, want)
 				}
 				checkEvents(t, evs, resp)
+				for _, ev := range evs {
+					if ev.Type == EventToolCallStart && (ev.ID == "" || ev.ToolName == "") {
+						t.Fatalf("toolcall_start without id or name: %+v", ev)
+					}
+				}
 			})
 		}
 	}
@@ -97,9 +102,6 @@ func checkEvents(t *testing.T, evs []StreamEvent, resp Response) {
 				t.Fatalf("event %d: %s opens block %d, want %d", n, ev.Type, ev.ContentIndex, len(blocks))
 			}
 			blocks = append(blocks, &state{kind: kind, id: ev.ID, name: ev.ToolName})
-			if kind == "toolcall" && (ev.ID == "" || ev.ToolName == "") {
-				t.Fatalf("event %d: toolcall_start without id or name: %+v", n, ev)
-			}
 			continue
 		}
 		if ev.ContentIndex >= len(blocks) {
@@ -129,9 +131,8 @@ func checkEvents(t *testing.T, evs []StreamEvent, resp Response) {
 				if ev.ToolCall == nil || ev.ToolCall.ID != b.id || ev.ToolCall.Name != b.name {
 					t.Fatalf("toolcall_end %+v for call %s %s", ev.ToolCall, b.id, b.name)
 				}
-				var a, d any
 				if b.buf.Len() > 0 {
-					if json.Unmarshal([]byte(b.buf.String()), &d) != nil || json.Unmarshal(ev.ToolCall.Arguments, &a) != nil || !reflect.DeepEqual(a, d) {
+					if want, _ := finishArguments(b.buf.String(), nil); !sameJSON(ev.ToolCall.Arguments, want) {
 						t.Fatalf("toolcall_end arguments %s, deltas %q", ev.ToolCall.Arguments, b.buf.String())
 					}
 				}

@@ -70,11 +70,9 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// readText reads a file as text, stripping a leading byte order mark.
+// readText reads a file as text, stripping a leading byte order mark. The
+// file must be a regular file of at most [DefaultMaxPromptFileBytes]: a
+// path from configuration or a repository may name /dev/zero or a FIFO.
 func readText(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimPrefix(string(b), bom), nil
+	return readTextMax(path, DefaultMaxPromptFileBytes)
 }

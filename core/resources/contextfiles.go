@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,44 +18,74 @@ type ContextFile struct {
 	Content string
 }
 
-// LoadContextFiles finds the context files for a run in cwd: the agent
+// ContextSearch is the input of [FindContextFiles].
+//
+// Trusted is the project's trust: a trusted project's context files may be
+// symbolic links to anywhere, and files inside it are not held to the
+// owner rule below. MaxBytes caps each file (0 means
+// [DefaultMaxPromptFileBytes]).
+type ContextSearch struct {
+	AgentDir, Cwd string
+	Trusted       bool
+	MaxBytes      int64
+}
+
+// LoadContextFiles is [FindContextFiles] for an untrusted project with the
+// default size cap.
+func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []Diagnostic) {
+	return FindContextFiles(ContextSearch{AgentDir: agentDir, Cwd: cwd})
+}
+
+// FindContextFiles finds the context files for a run in s.Cwd: the agent
 // dir's file first, then one file per directory from the filesystem root down
 // to cwd (see [ContextFileNames]). A path is never listed twice. Candidates
 // that are directories are passed over silently; an unreadable file yields a
 // diagnostic and is left out.
 //
+// A context file comes from a repository the user may not have written, and
+// its text goes to the provider and into the session file, so each must be:
+//   - a regular file of at most s.MaxBytes (a warning names a larger one);
+//   - inside its tree when it is a symbolic link: the project root (the git
+//     root, or cwd) for directories within the project, the directory
+//     itself for directories above it. A link out of its tree (say
+//     AGENTS.md -> /proc/self/environ) is skipped with a diagnostic unless
+//     the project is trusted. The agent dir's file is the user's own and may
+//     link anywhere.
+//   - neither it nor its directory writable by every user or owned by
+//     another user than the current one or root (a /tmp/AGENTS.md on a
+//     shared machine); skipped with a diagnostic, except for files inside a
+//     trusted project.
+//
 // In a linked git worktree nested inside its main checkout, the main
 // checkout's file is skipped when the worktree root has its own file of the
 // same name. Submodules, bare-repository layouts, sibling worktrees and
 // `.git` files pointing at a missing directory change nothing.
-func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []Diagnostic) {
+func FindContextFiles(s ContextSearch) ([]ContextFile, []Diagnostic) {
 	var (
 		files []ContextFile
 		diags diagnostics
 		seen  = map[string]bool{}
 	)
-	add := func(path string) {
+	add := func(path, tree string, inProject bool) {
 		if path == "" || seen[path] {
 			return
 		}
 		seen[path] = true
-		text, err := readText(path)
-		if err != nil {
-			diags.add(KindWarning, path, "cannot read context file: %v", err)
-			return
-		}
-		files = append(files, ContextFile{Path: path, Content: text})
-	}
-	if agentDir != "" {
-		if abs, err := filepath.Abs(agentDir); err == nil {
-			add(pickContextFile(abs))
+		if text, ok := s.read(path, tree, inProject, &diags); ok {
+			files = append(files, ContextFile{Path: path, Content: text})
 		}
 	}
-	abs, err := filepath.Abs(cwd)
+	if s.AgentDir != "" {
+		if abs, err := filepath.Abs(s.AgentDir); err == nil {
+			add(pickContextFile(abs), "", false)
+		}
+	}
+	abs, err := filepath.Abs(s.Cwd)
 	if err != nil {
-		diags.add(KindError, cwd, "cannot resolve working directory: %v", err)
+		diags.add(KindError, s.Cwd, "cannot resolve working directory: %v", err)
 		return files, diags
 	}
+	project := ProjectRoot(abs)
 	dirs := ancestors(abs)
 	mainDir, wtRoot, linked := linkedWorktree(abs)
 	var skipName string
@@ -71,9 +102,106 @@ func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []Diagnostic) {
 		if skipName != "" && filepath.Base(p) == skipName && sameDir(dirs[i], mainDir) {
 			continue
 		}
-		add(p)
+		tree, inProject := dirs[i], false
+		if within(project, dirs[i]) {
+			tree, inProject = project, true
+		}
+		add(p, tree, inProject)
 	}
 	return files, diags
+}
+
+// read reads one context file under the rules of [FindContextFiles]. tree
+// is the directory a symbolic link must stay in ("" for anywhere).
+func (s ContextSearch) read(path, tree string, inProject bool, ds *diagnostics) (string, bool) {
+	fail := func(err error) (string, bool) {
+		ds.add(KindWarning, path, "cannot read context file: %v", err)
+		return "", false
+	}
+	lfi, err := os.Lstat(path)
+	if err != nil {
+		return fail(err)
+	}
+	open := path
+	if lfi.Mode()&os.ModeSymlink != 0 && tree != "" {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return fail(err)
+		}
+		realTree := realPath(tree)
+		switch {
+		case within(realTree, target):
+			// Open the resolved target under the tree: os.Root refuses
+			// absolute links, and the target has none left to follow.
+			tree, open = realTree, target
+		case s.Trusted:
+			tree = ""
+		default:
+			ds.add(KindSkipped, path, "context file skipped: it is a symbolic link to %s, outside %s; pi follows such links only in a trusted project", target, tree)
+			return "", false
+		}
+	}
+	f, err := openIn(tree, open)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	fi, err := checkRegular(f)
+	if err != nil {
+		return fail(err)
+	}
+	if !(s.Trusted && inProject) {
+		why := foreignWritable(fi)
+		if why == "" {
+			if dfi, err := os.Stat(filepath.Dir(path)); err == nil {
+				if w := foreignWritable(dfi); w != "" {
+					why = "its directory is " + w
+				}
+			}
+		} else {
+			why = "it is " + why
+		}
+		if why != "" {
+			ds.add(KindSkipped, path, "context file skipped: %s, so someone else may have written it", why)
+			return "", false
+		}
+	}
+	b, err := readCapped(f, s.MaxBytes)
+	if err != nil {
+		var big *errTooLarge
+		if errors.As(err, &big) {
+			ds.add(KindWarning, path, "context file left out: %v", err)
+			return "", false
+		}
+		return fail(err)
+	}
+	return strings.TrimPrefix(string(b), bom), true
+}
+
+// openIn opens path, which lies in tree, through an [os.Root] on tree so a
+// symbolic link (in the name or a parent) cannot lead out of it between a
+// check and the open; with tree "" it opens path as it is. Either way a
+// FIFO does not block the open.
+func openIn(tree, path string) (*os.File, error) {
+	if tree == "" {
+		return os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	}
+	rel, err := filepath.Rel(tree, path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+}
+
+// within reports whether path is dir or lies inside it (lexically).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // pickContextFile returns the first context file candidate in dir that is a

@@ -64,7 +64,7 @@ func TestTemplateDescriptions(t *testing.T) {
 		t.Errorf("diagnostics %v", diags)
 	}
 	want := map[string][2]string{
-		"a": {"First line here", ""},
+		"a": {"  First line here  ", ""}, // untrimmed, as the TypeScript pi shows it
 		"b": {strings.Repeat("é", 60) + "...", ""},
 		"c": {"From frontmatter", "<file>"},
 		"g": {"crlf", ""},

@@ -81,7 +81,7 @@ var ErrNoCwd = errors.New("resources: no working directory given")
 //     global settings only);
 //  3. project settings (.pi/settings.json), when trusted, layered over the
 //     global ones (see [MergeSettings]);
-//  4. context files, unless NoContextFiles (see [LoadContextFiles]);
+//  4. context files, unless NoContextFiles (see [FindContextFiles]);
 //  5. the custom and appended system prompt (see [PromptFiles]);
 //  6. skills (see [FindSkills]) and prompt templates (see [FindTemplates]);
 //  7. extension package directories (see [FindExtensionDirs]).
@@ -151,7 +151,7 @@ func Load(cfg Config) (*Loaded, error) {
 
 	// Context files.
 	if !cfg.NoContextFiles {
-		files, d := LoadContextFiles(agentDir, cwd)
+		files, d := FindContextFiles(ContextSearch{AgentDir: agentDir, Cwd: cwd, Trusted: trust.Trusted, MaxBytes: settings.MaxPromptFileBytes})
 		collect(d)
 		l.ContextFiles = files
 	}

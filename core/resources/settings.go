@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -52,6 +51,9 @@ type Settings struct {
 	// SuppressContexts empties the runtime-context snapshot (either layer
 	// may set it; neither can unset the other's).
 	SuppressContexts bool `json:"suppressContexts,omitempty"`
+	// MaxPromptFileBytes caps each context file and settings section file
+	// (0: [DefaultMaxPromptFileBytes]). A later layer's value wins.
+	MaxPromptFileBytes int64 `json:"maxPromptFileBytes,omitempty"`
 }
 
 // LoadSettingsFile reads one settings.json. A missing file yields empty
@@ -61,8 +63,10 @@ type Settings struct {
 //
 // Recognised keys: "skills", "prompts", "extensions" (lists of paths),
 // "defaultProjectTrust" ("ask", "always" or "never"), "sections"
-// (name → {"order", "file" | "text", "interpolate"}) and "variables"
-// (name → string). Other keys are ignored. Section names must match
+// (name → {"order", "file" | "text", "interpolate"}), "variables"
+// (name → string) and "maxPromptFileBytes" (a positive number of bytes).
+// Other keys are ignored. A section "file" must be a regular file no larger
+// than this file's maxPromptFileBytes (default 1 MiB). Section names must match
 // ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
 // ^[a-z][a-z0-9_]*$. Sections come out sorted by name.
 func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
@@ -72,7 +76,7 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 	if err != nil {
 		abs = path
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readSettingsBytes(abs)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			ds.add(KindError, abs, "cannot read settings: %v", err)
@@ -120,6 +124,15 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 		}
 	}
 
+	if raw, ok := top["maxPromptFileBytes"]; ok && !isJSONNull(raw) {
+		var n float64
+		if err := json.Unmarshal(raw, &n); err != nil || n < 1 || n != float64(int64(n)) {
+			ds.addLine(KindWarning, abs, lineOf("maxPromptFileBytes"), "maxPromptFileBytes must be a positive whole number of bytes")
+		} else {
+			s.MaxPromptFileBytes = int64(n)
+		}
+	}
+
 	if raw, ok := top["variables"]; ok && !isJSONNull(raw) {
 		var vars map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &vars); err != nil {
@@ -149,7 +162,7 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 			ds.addLine(KindWarning, abs, lineOf("sections"), "sections must be an object of names to section settings")
 		} else {
 			for _, name := range sortedKeys(secs) {
-				if sec, ok := parseSection(name, secs[name], abs, dir, home, lineOf(name), &ds); ok {
+				if sec, ok := parseSection(name, secs[name], abs, dir, home, s.MaxPromptFileBytes, lineOf(name), &ds); ok {
 					s.Sections = append(s.Sections, sec)
 				}
 			}
@@ -165,7 +178,7 @@ type sectionJSON struct {
 	Interpolate bool     `json:"interpolate"`
 }
 
-func parseSection(name string, raw json.RawMessage, file, dir, home string, line int, ds *diagnostics) (SettingsSection, bool) {
+func parseSection(name string, raw json.RawMessage, file, dir, home string, maxBytes int64, line int, ds *diagnostics) (SettingsSection, bool) {
 	if name == "preamble" {
 		ds.addLine(KindError, file, line, "section %q left out: the preamble cannot be set from settings (use SYSTEM.md or --system-prompt)", name)
 		return SettingsSection{}, false
@@ -190,7 +203,7 @@ func parseSection(name string, raw json.RawMessage, file, dir, home string, line
 		sec.Text = *sj.Text
 	case sj.File != nil:
 		p := resolvePath(*sj.File, dir, home)
-		text, err := readText(p)
+		text, err := readTextMax(p, maxBytes)
 		if err != nil {
 			ds.addLine(KindError, file, line, "section %q left out: cannot read %s: %v", name, p, err)
 			return SettingsSection{}, false
@@ -237,6 +250,10 @@ func MergeSettings(base, over Settings) Settings {
 		Extensions:          appendUnique(nil, base.Extensions, over.Extensions),
 		DefaultProjectTrust: base.DefaultProjectTrust,
 		SuppressContexts:    base.SuppressContexts || over.SuppressContexts,
+		MaxPromptFileBytes:  base.MaxPromptFileBytes,
+	}
+	if over.MaxPromptFileBytes > 0 {
+		out.MaxPromptFileBytes = over.MaxPromptFileBytes
 	}
 	out.Sections = append(out.Sections, base.Sections...)
 	for _, sec := range over.Sections {
@@ -362,4 +379,16 @@ func parseDefaultProjectTrust(raw json.RawMessage) (*bool, string) {
 		return legacy("false", "never", &no)
 	}
 	return nil, "defaultProjectTrust must be \"ask\", \"always\" or \"never\"; using \"ask\""
+}
+
+// readSettingsBytes reads a settings file: a regular file (a FIFO or a
+// device in its place must not hang or flood pi) of at most
+// [DefaultMaxPromptFileBytes].
+func readSettingsBytes(path string) ([]byte, error) {
+	f, _, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, DefaultMaxPromptFileBytes)
 }

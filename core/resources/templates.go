@@ -57,6 +57,12 @@ func loadTemplateFile(path, source string, diags *diagnostics) (Template, bool) 
 		diags.addLine(KindWarning, path, line, "prompt template left out: %v", err)
 		return Template{}, false
 	}
+	if _, _, hasFM := splitFrontmatter(text); !hasFM {
+		// As in the other harness, only a body that follows front matter is
+		// trimmed; a plain file is used as written (line endings made LF),
+		// so a template that starts or ends with a blank line keeps it.
+		body = normalizeText(text)
+	}
 	t := Template{
 		Name:     strings.TrimSuffix(filepath.Base(path), ".md"),
 		Content:  body,
@@ -76,8 +82,7 @@ func loadTemplateFile(path, source string, diags *diagnostics) (Template, bool) 
 
 func firstLineDescription(body string) string {
 	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
+		if strings.TrimSpace(line) == "" {
 			continue
 		}
 		if utf8.RuneCountInString(line) <= descriptionCut {

@@ -12,8 +12,11 @@ import (
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
 	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
+	"golang.org/x/sys/cpu"
 	"golang.org/x/sys/unix"
 )
 
@@ -53,11 +56,14 @@ func helper(args []string) error {
 	return syscall.Exec(prog, argv, os.Environ())
 }
 
+// confine restricts the calling OS thread only, which then executes the
+// command: execve keeps the executing thread's no_new_privs, Landlock
+// domain and seccomp filters, and ends every other thread. Restricting
+// all threads (what Config.Restrict does) would signal each of the Go
+// runtime's threads and wait for them, which costs milliseconds per call
+// on a loaded machine and buys nothing here.
 func confine(s spec) error {
-	runtime.LockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
+	runtime.LockOSThread() // never unlocked: the thread execs
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		landlock.RWFiles(s.Devices...).WithIoctlDev().IgnoreIfMissing(),
@@ -68,15 +74,24 @@ func confine(s spec) error {
 	// V5 is the newest ABI whose rights pi means to handle (file system,
 	// TCP, device ioctl); BestEffort drops what older kernels lack.
 	cfg := landlock.V5.BestEffort()
-	var err error
 	if s.Network {
-		err = cfg.RestrictPaths(rules...)
-	} else {
-		// No TCP port rules: Landlock (ABI 4+) refuses every TCP bind and
-		// connect, a second line behind the seccomp filter.
-		err = cfg.Restrict(rules...)
+		// Handle file-system rights only, so TCP stays open.
+		cfg = landlock.Config{HandledAccessFS: landlock.V5.HandledAccessFS}.BestEffort()
 	}
+	// Without network rules, a config that handles TCP (ABI 4+) refuses
+	// every TCP bind and connect: a second line behind seccomp.
+	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("landlock: this kernel offers nothing to enforce")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	if !s.Network {
@@ -102,6 +117,28 @@ func denyNetwork() error {
 	if !seccomp.Supported() {
 		return errors.New("not supported by this kernel")
 	}
+	insns, err := networkFilter()
+	if err != nil {
+		return err
+	}
+	prog, err := bpf.Assemble(insns)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// networkFilter is the seccomp program for network off.
+func networkFilter() ([]bpf.Instruction, error) {
 	var socket []seccomp.NameWithConditions
 	for _, af := range []uint64{afInet, afInet6, afPacket} {
 		socket = append(socket, seccomp.NameWithConditions{
@@ -118,20 +155,38 @@ func denyNetwork() error {
 	}
 	native, err := pol.Assemble()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	prog, err := bpf.Assemble(append(compatPrefix(), native...))
+	info, err := arch.GetInfo("")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	filter := make([]unix.SockFilter, len(prog))
-	for i, in := range prog {
-		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	prog := lowWordSocketCheck(uint32(info.ID), info.SyscallNames["socket"])
+	prog = append(prog, compatPrefix()...)
+	return append(prog, native...), nil
+}
+
+// lowWordSocketCheck refuses socket(2) for the network families comparing
+// only the low 32 bits of the first argument. The kernel reads the family
+// as an int, so a caller may set the high bits at will; the library's
+// 64-bit comparison alone would let socket(1<<32|AF_INET) through.
+func lowWordSocketCheck(auditArch uint32, nrSocket int) []bpf.Instruction {
+	if nrSocket <= 0 {
+		return nil
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return errno
+	off := uint32(16) // the low word of args[0] on little-endian machines
+	if cpu.IsBigEndian {
+		off = 20
 	}
-	return nil
+	return []bpf.Instruction{
+		/* 0 */ bpf.LoadAbsolute{Off: 4, Size: 4},
+		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipFalse: 7},
+		/* 2 */ bpf.LoadAbsolute{Off: 0, Size: 4},
+		/* 3 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nrSocket), SkipFalse: 5},
+		/* 4 */ bpf.LoadAbsolute{Off: off, Size: 4},
+		/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: afInet, SkipTrue: 2},
+		/* 6 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: afInet6, SkipTrue: 1},
+		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: afPacket, SkipFalse: 1},
+		/* 8 */ bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+	}
 }

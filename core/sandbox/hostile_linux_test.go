@@ -131,7 +131,7 @@ func TestHostileCommands(t *testing.T) {
 		{"command substitution", "echo $(touch ../sibling/d; echo done)", filepath.Join(w.sibling, "d")},
 		{"subshell", "(cd .. && mkdir sibling/e)", filepath.Join(w.sibling, "e")},
 		{"mv out of tree", "echo x > f && mv f ../sibling/f", filepath.Join(w.sibling, "f")},
-		{"python-free bash -c", "bash -c 'touch ../sibling/g'", filepath.Join(w.sibling, "g")},
+		{"nested bash -c", "bash -c 'touch ../sibling/g'", filepath.Join(w.sibling, "g")},
 		{"env wrapper", "env FOO=1 sh -c 'touch ../sibling/h'", filepath.Join(w.sibling, "h")},
 	}
 	for _, tt := range tests {

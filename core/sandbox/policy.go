@@ -327,3 +327,9 @@ func (p *Policy) Writable(resolved string) bool {
 	}
 	return false
 }
+
+// Unconfined returns a copy of p in mode off, for a command the user chose
+// to run outside the sandbox (once, or for a pattern) after a denial.
+func (p *Policy) Unconfined() *Policy {
+	return &Policy{Mode: ModeOff, Network: true, enforcement: p.enforcement}
+}

@@ -280,3 +280,11 @@ func BenchmarkCheckWrite(b *testing.B) {
 		_ = p.Writable(paths[i%len(paths)])
 	}
 }
+
+func TestUnconfined(t *testing.T) {
+	p, _ := build(Inputs{Cwd: "/w", Tmp: "/t", Flags: Flags{Network: "off"}}, full)
+	u := p.Unconfined()
+	if u.Confined() || !u.Writable("/etc/x") || !u.Network || p.Writable("/etc/x") || p.Network {
+		t.Errorf("unconfined %+v from %+v", u, p)
+	}
+}

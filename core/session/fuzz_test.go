@@ -51,7 +51,7 @@ func FuzzParseSession(f *testing.F) {
 			t.Fatalf("%d system nodes from %d commits", len(nodes), commits)
 		}
 		for k := 0; ; k++ {
-			if _, _, ok := RequestAt(tr.Entries, k); !ok {
+			if _, ok := RequestAt(tr.Entries, k); !ok {
 				break
 			}
 		}

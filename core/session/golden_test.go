@@ -67,7 +67,7 @@ func TestExactRequestBodies(t *testing.T) {
 					writeFile(t, filepath.Join(proj, "AGENTS.md"), st.agents)
 				}
 				r := newRunner(t, proj, path, shape.route(m.srv.URL), d)
-				if _, err := r.Turn(context.Background(), st.input, false, nil); err != nil {
+				if _, err := r.Turn(context.Background(), Input{Text: st.input}, false); err != nil {
 					t.Fatal(err)
 				}
 				m.mu.Lock()

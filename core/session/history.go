@@ -1,6 +1,8 @@
 package session
 
 import (
+	"strings"
+
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 )
@@ -13,6 +15,10 @@ type Node struct {
 	Role    string `json:"role"`
 	Text    string `json:"text"`
 	Content string `json:"content"`
+	// Msg is the message a user, assistant or tool-result node stands
+	// for (its blocks: images, tool calls); nil for system and context
+	// nodes.
+	Msg *prompt.Message `json:"-"`
 }
 
 // History replays entries into the request history: user, assistant and
@@ -29,7 +35,7 @@ func History(entries []Entry) []Node {
 			if e.Message == nil || e.Message.Role == "system" {
 				continue
 			}
-			nodes = append(nodes, Node{Seq: next(), Role: e.Message.Role, Text: e.Message.Content.Text(), Content: e.Message.Content.Text()})
+			nodes = append(nodes, Node{Seq: next(), Role: e.Message.Role, Text: e.Message.Content.Text(), Content: e.Message.Content.Text(), Msg: e.Message})
 		case TypeContext:
 			nodes = append(nodes, Node{Seq: next(), Role: "user", Text: e.Text, Content: e.Text})
 		case TypeProjection:
@@ -69,7 +75,9 @@ func SystemNodes(h []Node) []prompt.Node {
 
 // Messages turns a history into provider messages. Emptied system nodes
 // are left out. A forced prompt, when non-nil, replaces every system
-// message with one leading system message holding it.
+// message with one leading system message holding it. An assistant message
+// that failed before saying anything (an error or abort with no content)
+// is left out: it carries nothing a model could continue from.
 func Messages(h []Node, forced *string) []provider.Message {
 	out := make([]provider.Message, 0, len(h)+1)
 	if forced != nil {
@@ -79,25 +87,119 @@ func Messages(h []Node, forced *string) []provider.Message {
 		if n.Role == "system" && (forced != nil || n.Content == "") {
 			continue
 		}
-		out = append(out, provider.Message{Role: n.Role, Content: n.Content})
+		if n.Msg == nil {
+			out = append(out, provider.Message{Role: n.Role, Content: n.Content})
+			continue
+		}
+		if m, ok := toProvider(*n.Msg); ok {
+			out = append(out, m)
+		}
 	}
 	return out
 }
 
-// RequestAt replays the messages of the k-th request recorded in entries
-// (counting from 0). ok is false when there is no such request.
-func RequestAt(entries []Entry, k int) (msgs []provider.Message, route string, ok bool) {
+// toProvider converts one transcript message.
+func toProvider(m prompt.Message) (provider.Message, bool) {
+	switch m.Role {
+	case "assistant":
+		out := provider.Message{Role: provider.RoleAssistant}
+		var text []string
+		for _, b := range m.Content.Blocks {
+			switch b.Type {
+			case "text":
+				text = append(text, b.Text)
+			case "thinking":
+				out.Thinking += b.Thinking
+			case "toolCall":
+				args := b.Arguments
+				if len(args) == 0 {
+					args = []byte("{}")
+				}
+				out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+			}
+		}
+		if m.Content.Blocks == nil {
+			text = append(text, m.Content.Str)
+		}
+		out.Content = strings.Join(text, "")
+		if out.Content == "" && len(out.ToolCalls) == 0 && (m.StopReason == "error" || m.StopReason == "aborted") {
+			return out, false
+		}
+		return out, true
+	case prompt.RoleToolResult:
+		out := provider.Message{Role: provider.RoleTool, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.Failed()}
+		out.Parts = parts(m.Content)
+		return out, true
+	default:
+		out := provider.Message{Role: m.Role}
+		if s, ok := m.Content.Simple(); ok {
+			out.Content = s
+		} else {
+			out.Parts = parts(m.Content)
+		}
+		return out, true
+	}
+}
+
+func parts(c prompt.Content) []provider.Part {
+	if c.Blocks == nil {
+		return []provider.Part{{Type: "text", Text: c.Str}}
+	}
+	out := make([]provider.Part, 0, len(c.Blocks))
+	for _, b := range c.Blocks {
+		switch b.Type {
+		case "text":
+			out = append(out, provider.Part{Type: "text", Text: b.Text})
+		case "image":
+			out = append(out, provider.Part{Type: "image", MimeType: b.MimeType, Data: b.Data})
+		}
+	}
+	return out
+}
+
+// Request is a recorded request as replayed from a session file: its
+// messages, the tools it declared, and the route it went to.
+type Request struct {
+	Messages []provider.Message
+	Tools    []provider.ToolSpec
+	Route    string
+	API      string
+}
+
+// RequestAt replays the k-th request recorded in entries (counting from
+// 0). ok is false when there is no such request.
+func RequestAt(entries []Entry, k int) (req Request, ok bool) {
 	n := 0
 	for i, e := range entries {
 		if e.Type != TypeRequest {
 			continue
 		}
 		if n == k {
-			return Messages(History(entries[:i]), nil), e.Route, true
+			sys, _ := CurrentSystem(entries[:i])
+			return Request{Messages: Messages(History(entries[:i]), nil), Tools: toolSpecs(sys.ToolsAdded), Route: e.Route, API: e.API}, true
 		}
 		n++
 	}
-	return nil, "", false
+	return Request{}, false
+}
+
+// Requests counts the requests recorded in entries.
+func Requests(entries []Entry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Type == TypeRequest {
+			n++
+		}
+	}
+	return n
+}
+
+func toolSpecs(refs []prompt.ToolRef) []provider.ToolSpec {
+	out := make([]provider.ToolSpec, 0, len(refs))
+	for _, t := range refs {
+		out = append(out, provider.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	return out
 }
 
 // CurrentSystem replays the structured system messages of entries.

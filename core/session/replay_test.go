@@ -50,11 +50,12 @@ func checkReplay(t *testing.T, m *mockModel, path string, route provider.Route, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, ok := RequestAt(loaded.Entries, k)
+	rq, ok := RequestAt(loaded.Entries, k)
+	msgs := rq.Messages
 	if !ok {
 		t.Fatalf("request %d not recorded", k)
 	}
-	replayed, err := provider.DryRun(route, provider.Request{Model: route.ModelID, Messages: msgs, Stream: true})
+	replayed, err := provider.DryRun(route, provider.Request{Model: route.ModelID, Messages: msgs, Tools: rq.Tools, Stream: true})
 	if err != nil {
 		t.Fatalf("request %d: replayed messages do not build: %v", k, err)
 	}
@@ -114,7 +115,7 @@ func TestReviewReplayAcrossRouteAndToolChanges(t *testing.T) {
 		if ctxText != "" {
 			r.Options.Contexts = []prompt.Context{{Name: "git", Order: 1, Text: ctxText}}
 		}
-		if _, err := r.Turn(context.Background(), "turn "+st.name, false, nil); err != nil {
+		if _, err := r.Turn(context.Background(), Input{Text: "turn " + st.name}, false); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		r.Transcript.Close()
@@ -137,7 +138,7 @@ func TestReviewForcedRequestReplay(t *testing.T) {
 	ext := &scripted{force: &force}
 	route := openaiRoute(m.srv.URL)
 	r := newRunner(t, proj, path, route, hooks.New([]hooks.Handler{ext}))
-	if _, err := r.Turn(context.Background(), "is it done?", false, nil); err != nil {
+	if _, err := r.Turn(context.Background(), Input{Text: "is it done?"}, false); err != nil {
 		t.Fatal(err)
 	}
 	r.Transcript.Close()
@@ -145,8 +146,9 @@ func TestReviewForcedRequestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, _ := RequestAt(loaded.Entries, 0)
-	replayed, _ := provider.DryRun(route, provider.Request{Model: route.ModelID, Messages: msgs, Stream: true})
+	rq, _ := RequestAt(loaded.Entries, 0)
+	msgs := rq.Messages
+	replayed, _ := provider.DryRun(route, provider.Request{Model: route.ModelID, Messages: msgs, Tools: rq.Tools, Stream: true})
 	m.mu.Lock()
 	sent := m.bodies[0]
 	m.mu.Unlock()
@@ -182,7 +184,7 @@ func TestReviewEmptyPromptThenPrompt(t *testing.T) {
 	}
 	ext.assemble = remove
 	r := newRunner(t, proj, path, route, d)
-	t1, err := r.Turn(context.Background(), "one", false, nil)
+	t1, err := r.Turn(context.Background(), Input{Text: "one"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func TestReviewEmptyPromptThenPrompt(t *testing.T) {
 
 	ext.assemble = nil
 	r = newRunner(t, proj, path, route, d)
-	t2, err := r.Turn(context.Background(), "two", false, nil)
+	t2, err := r.Turn(context.Background(), Input{Text: "two"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,47 +2,79 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/hooks"
 )
 
-// Runner runs turns of one session: input funnel, prompt pipeline,
-// transcript updates, projection and the model request.
+// Runner runs one session: input funnel, prompt pipeline, transcript
+// updates, and the agent loop whose every request is projected from the
+// transcript.
 type Runner struct {
 	Transcript *Transcript
 	// Dispatcher runs extension hooks; nil means no extensions.
 	Dispatcher *hooks.Dispatcher
 	Loaded     *resources.Loaded
-	// Options are the base prompt options (before extensions).
+	// Options are the base prompt options (before extensions). Their
+	// Catalog should describe Tools.
 	Options prompt.Options
 	Route   provider.Route
-	// Client sends requests; it is not used for dry runs.
-	Client   *provider.Client
-	NoExpand bool
-	// MaxTokens caps the reply (0: the route's or provider's default).
-	MaxTokens int
+	// Client sends requests; it is not used for dry runs or when Model is
+	// set.
+	Client *provider.Client
+	// Model, when set, answers instead of Client (the replay provider).
+	Model ModelFunc
+	// Tools are the tools pi can run; a declared tool must be one of them.
+	Tools *tool.Registry
+	// Hooks gate and patch tool calls (permissions, extensions); nil: none.
+	Hooks agent.Hooks
+	// Emit receives the run's events; nil: none.
+	Emit        func(agent.Event)
+	NoExpand    bool
+	MaxTokens   int
+	MaxParallel int
 	// Now stamps messages; nil means time.Now.
 	Now func() time.Time
 }
+
+// ModelFunc answers a request in place of a provider: the replay provider
+// and tests use it. It streams like provider.Client.StreamEvents.
+type ModelFunc func(ctx context.Context, req provider.Request, onEvent func(provider.StreamEvent)) (provider.Response, error)
 
 // Turn is what one input line led to.
 type Turn struct {
 	Input    Funneled
 	Prepared *Prepared
 	// Patch is the system message appended for this turn, if any.
-	Patch    *prompt.Message
-	Commits  []ProjectionCommit
-	Request  provider.Request
-	Body     []byte
-	Response provider.Response
+	Patch   *prompt.Message
+	Commits []ProjectionCommit
+	// Request and Body are the first request of the run (for dry runs and
+	// tests).
+	Request provider.Request
+	Body    []byte
+	// Messages are the messages the run added; Final is the last
+	// assistant message.
+	Messages []prompt.Message
+	Final    *prompt.Message
 	// Sent is false when nothing went to the model (a handled input or a
 	// show-only command), or for a dry run.
 	Sent bool
+}
+
+// Text is the text of the final assistant message.
+func (t *Turn) Text() string {
+	if t.Final == nil {
+		return ""
+	}
+	return t.Final.Content.Text()
 }
 
 func (r *Runner) now() int64 {
@@ -52,12 +84,18 @@ func (r *Runner) now() int64 {
 	return time.Now().UnixMilli()
 }
 
-// Turn runs one input line. With dryRun the request is built (and its body
-// returned) but neither sent nor written to the transcript. onDelta receives
-// the reply as it streams.
-func (r *Runner) Turn(ctx context.Context, line string, dryRun bool, onDelta func(string)) (*Turn, error) {
+// Input is one message from the user: text and attached images.
+type Input struct {
+	Text   string
+	Images []prompt.Block
+}
+
+// Turn runs one input line through the agent loop until the model stops
+// calling tools. With dryRun the first request is built (and its body
+// returned) but neither sent nor written to the transcript.
+func (r *Runner) Turn(ctx context.Context, input Input, dryRun bool) (*Turn, error) {
 	t := &Turn{}
-	in, err := Funnel(ctx, r.Dispatcher, r.Loaded, line, r.NoExpand)
+	in, err := Funnel(ctx, r.Dispatcher, r.Loaded, input.Text, r.NoExpand)
 	if err != nil {
 		return nil, err
 	}
@@ -70,56 +108,258 @@ func (r *Runner) Turn(ctx context.Context, line string, dryRun bool, onDelta fun
 		return nil, err
 	}
 	t.Prepared = p
-
-	tr := r.Transcript
-	if dryRun {
-		tr = &Transcript{Header: tr.Header, Entries: append([]Entry(nil), tr.Entries...)}
-	}
-	if err := r.record(tr, t, p, in); err != nil {
+	if err := r.checkDeclared(p.Assembly); err != nil {
 		return nil, err
 	}
 
+	tr := r.Transcript
+	if dryRun {
+		tr = &Transcript{Header: tr.Header, Entries: append([]Entry(nil), tr.Branch()...)}
+	}
+	if err := r.record(tr, t, p); err != nil {
+		return nil, err
+	}
+	user := prompt.Message{Role: "user", Content: userContent(in.Text, input.Images), Timestamp: r.now()}
+	if dryRun {
+		if err := tr.Append(Entry{Type: TypeMessage, Message: &user}); err != nil {
+			return nil, err
+		}
+		t.Request = r.request(tr, p)
+		if t.Body, err = provider.DryRun(r.Route, t.Request); err != nil {
+			return nil, fmt.Errorf("build request: %w", err)
+		}
+		return t, nil
+	}
+	if r.Client == nil && r.Model == nil {
+		return nil, errors.New("no model client configured")
+	}
+	t.Sent = true
+	loop := &agent.Loop{
+		Model:       &model{r: r, tr: tr, p: p, t: t},
+		Tools:       r.Tools,
+		Hooks:       r.Hooks,
+		Emit:        r.Emit,
+		MaxParallel: r.MaxParallel,
+		Now:         r.Now,
+		Record: func(m prompt.Message) error {
+			return tr.Append(Entry{Type: TypeMessage, Message: &m})
+		},
+	}
+	if r.Tools == nil {
+		loop.Tools = tool.NewRegistry()
+	}
+	if t.Patch != nil {
+		loop.Announced = []prompt.Message{*t.Patch}
+	}
+	msgs, err := loop.Run(ctx, []prompt.Message{user})
+	t.Messages = msgs
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "assistant" {
+			t.Final = &msgs[i]
+			break
+		}
+	}
+	return t, err
+}
+
+// userContent is a user message's content as the established harness
+// writes it: a list of blocks, the text first, then the images.
+func userContent(text string, images []prompt.Block) prompt.Content {
+	blocks := []prompt.Block{{Type: "text", Text: text}}
+	return prompt.Content{Blocks: append(blocks, images...)}
+}
+
+// checkDeclared refuses a prompt that declares a tool pi cannot run: the
+// model would call it and nobody would answer.
+func (r *Runner) checkDeclared(a *prompt.Assembly) error {
+	for _, d := range a.Tools {
+		if r.Tools == nil {
+			return fmt.Errorf("the prompt declares tool %q but no tools can run here", d.Name)
+		}
+		if _, ok := r.Tools.Get(d.Name); !ok {
+			return fmt.Errorf("the prompt declares tool %q, which pi cannot run (not a built-in or extension tool)", d.Name)
+		}
+	}
+	return nil
+}
+
+// request builds the next request from the transcript: the projected
+// history and the declared tools.
+func (r *Runner) request(tr *Transcript, p *Prepared) provider.Request {
 	var forced *string
 	if p.Forced != nil {
 		forced = &p.Forced.Text
 	}
-	t.Request = provider.Request{
+	req := provider.Request{
 		Model:     r.Route.ModelID,
-		Messages:  Messages(History(tr.Entries), forced),
+		Messages:  Messages(History(tr.Branch()), forced),
 		MaxTokens: r.MaxTokens,
 		Stream:    true,
 	}
-	if t.Body, err = provider.DryRun(r.Route, t.Request); err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
+	for _, d := range p.Assembly.Tools {
+		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 	}
-	if dryRun {
-		return t, nil
-	}
-	if r.Client == nil {
-		return nil, fmt.Errorf("no model client configured")
-	}
-	t.Sent = true
-	resp, err := r.Client.Stream(ctx, r.Route, t.Request, onDelta)
-	t.Response = resp
-	if err != nil {
-		if aerr := tr.Append(Entry{Type: TypeError, Text: err.Error()}); aerr != nil {
-			return t, fmt.Errorf("%w (and recording it failed: %v)", err, aerr)
-		}
-		return t, err
-	}
-	reply := prompt.Message{Role: "assistant", Content: prompt.TextContent(resp.Text), Timestamp: r.now()}
-	if err := tr.Append(Entry{Type: TypeMessage, Message: &reply}); err != nil {
-		return t, err
-	}
-	return t, nil
+	return req
 }
 
-// record appends, in order: the system message with the sections that
-// changed, the projection of the rendered prompt, the runtime-context
-// snapshot when it changed, injected messages, the user's message and the
-// request marker.
-func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error {
-	prev, hadSystem := CurrentSystem(tr.Entries)
+// model is the agent loop's view of the provider: each call marks a
+// request in the transcript, projects the transcript into it and streams
+// the reply.
+type model struct {
+	r  *Runner
+	tr *Transcript
+	p  *Prepared
+	t  *Turn
+}
+
+func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit func(agent.Delta)) (prompt.Message, error) {
+	r, tr, p := m.r, m.tr, m.p
+	// The declarations are re-checked before every request: a tool that
+	// vanished (an extension reloaded) must not stay declared.
+	if err := r.checkDeclared(p.Assembly); err != nil {
+		return prompt.Message{}, err
+	}
+	req := Entry{Type: TypeRequest, Route: r.Route.Provider + "/" + r.Route.ModelID, API: r.Route.API}
+	if p.Forced != nil {
+		req.Forced = p.Forced.Extension
+	}
+	if err := tr.Append(req); err != nil {
+		return prompt.Message{}, err
+	}
+	preq := r.request(tr, p)
+	if m.t.Body == nil {
+		m.t.Request = preq
+		m.t.Body, _ = provider.DryRun(r.Route, preq)
+	}
+	head := prompt.Message{Role: "assistant", API: r.Route.API, Provider: r.Route.Provider, Model: r.Route.ModelID}
+	start(head)
+	b := &blocks{}
+	onEvent := func(ev provider.StreamEvent) {
+		b.add(ev)
+		emit(agent.Delta{Type: ev.Type, ContentIndex: ev.ContentIndex, Delta: ev.Delta, Content: ev.Content, ID: ev.ID, ToolName: ev.ToolName, ToolCall: b.call(ev)})
+	}
+	var resp provider.Response
+	var err error
+	if r.Model != nil {
+		resp, err = r.Model(ctx, preq, onEvent)
+	} else {
+		resp, err = r.Client.StreamEvents(ctx, r.Route, preq, onEvent)
+	}
+	out := head
+	out.Content = prompt.Content{Blocks: b.final(resp)}
+	out.StopReason = resp.StopReason
+	u := resp.Usage
+	out.Usage = &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
+		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens}
+	out.Timestamp = r.now()
+	if err != nil {
+		out.ErrorMessage = scrub(err.Error(), p)
+		if ctx.Err() != nil {
+			out.StopReason = "aborted"
+		} else {
+			out.StopReason = "error"
+		}
+		return out, errors.New(out.ErrorMessage)
+	}
+	return out, nil
+}
+
+// scrub keeps a forced prompt out of an error message that quotes the
+// request: the forced text must never reach the session file.
+func scrub(msg string, p *Prepared) string {
+	if p.Forced != nil && p.Forced.Text != "" && strings.Contains(msg, p.Forced.Text) {
+		return strings.ReplaceAll(msg, p.Forced.Text, "[forced prompt withheld]")
+	}
+	return msg
+}
+
+// blocks rebuilds an assistant message's content from its stream events,
+// in content-index order, so text, thinking and tool calls keep the order
+// the model produced them in.
+type blocks struct {
+	list []prompt.Block
+}
+
+func (b *blocks) at(i int) *prompt.Block {
+	for len(b.list) <= i {
+		b.list = append(b.list, prompt.Block{})
+	}
+	return &b.list[i]
+}
+
+func (b *blocks) add(ev provider.StreamEvent) {
+	if ev.ContentIndex < 0 || ev.ContentIndex > 1<<16 {
+		return
+	}
+	blk := b.at(ev.ContentIndex)
+	switch ev.Type {
+	case "text_start":
+		blk.Type = "text"
+	case "text_delta":
+		blk.Type = "text"
+		blk.Text += ev.Delta
+	case "text_end":
+		blk.Type, blk.Text = "text", ev.Content
+	case "thinking_start":
+		blk.Type = "thinking"
+	case "thinking_delta":
+		blk.Type = "thinking"
+		blk.Thinking += ev.Delta
+	case "thinking_end":
+		blk.Type, blk.Thinking = "thinking", ev.Content
+	case "toolcall_start":
+		blk.Type, blk.ID, blk.Name = "toolCall", ev.ID, ev.ToolName
+	case "toolcall_delta":
+		blk.Type = "toolCall"
+		blk.Arguments = append(blk.Arguments, ev.Delta...)
+	case "toolcall_end":
+		if ev.ToolCall != nil {
+			blk.Type, blk.ID, blk.Name = "toolCall", ev.ToolCall.ID, ev.ToolCall.Name
+			blk.Arguments = append([]byte(nil), ev.ToolCall.Arguments...)
+		}
+	}
+}
+
+func (b *blocks) call(ev provider.StreamEvent) *prompt.Block {
+	if ev.Type != "toolcall_end" || ev.ContentIndex < 0 || ev.ContentIndex >= len(b.list) {
+		return nil
+	}
+	c := b.list[ev.ContentIndex]
+	return &c
+}
+
+// final returns the content, falling back to the assembled response when
+// the stream carried no block events (a provider that reports only the
+// end result).
+func (b *blocks) final(resp provider.Response) []prompt.Block {
+	out := make([]prompt.Block, 0, len(b.list))
+	for _, blk := range b.list {
+		if blk.Type != "" {
+			out = append(out, blk)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if resp.Thinking != "" {
+		out = append(out, prompt.Block{Type: "thinking", Thinking: resp.Thinking})
+	}
+	if resp.Text != "" {
+		out = append(out, prompt.Block{Type: "text", Text: resp.Text})
+	}
+	for _, c := range resp.ToolCalls {
+		out = append(out, prompt.Block{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return out
+}
+
+// record appends, in order: the system message with the sections and tool
+// declarations that changed, the projection of the rendered prompt, the
+// runtime-context snapshot when it changed and injected messages. The
+// user's message follows (the loop records it).
+func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
+	branch := tr.Branch()
+	prev, hadSystem := CurrentSystem(branch)
 	next := prompt.SectionsOf(p.Rendered)
 	patch := prompt.DiffSections(prev.Sections, next)
 	added, removed := toolDiff(prev.ToolsAdded, p.Assembly.Tools)
@@ -134,7 +374,7 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error
 
 	inHistory := r.Route.AcceptsSystemInHistory()
 	startsSeries := hadSystem && toolsChanged
-	nodes := SystemNodes(History(tr.Entries))
+	nodes := SystemNodes(History(tr.Branch()))
 	// An update note only makes sense after a system message that said
 	// something: after an empty head the full prompt goes out.
 	said := false
@@ -159,7 +399,7 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error
 		t.Commits = commits
 	}
 
-	switch last := lastContext(tr.Entries); {
+	switch last := lastContext(tr.Branch()); {
 	case p.Contexts != "" && p.Contexts != last:
 		if err := tr.Append(Entry{Type: TypeContext, Text: p.Contexts}); err != nil {
 			return err
@@ -177,27 +417,23 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared, in Funneled) error
 			return err
 		}
 	}
-	user := prompt.Message{Role: "user", Content: prompt.TextContent(in.Text), Timestamp: r.now()}
-	if err := tr.Append(Entry{Type: TypeMessage, Message: &user}); err != nil {
-		return err
-	}
-	req := Entry{Type: TypeRequest, Route: r.Route.Provider + "/" + r.Route.ModelID, API: r.Route.API}
-	if p.Forced != nil {
-		req.Forced = p.Forced.Extension
-	}
-	return tr.Append(req)
+	return nil
 }
 
+// toolDiff compares the declared tools with the replayed declarations: a
+// new tool, or one whose description or parameters changed, is added
+// (with both, so a replay can rebuild the request); a vanished one removed.
 func toolDiff(prev []prompt.ToolRef, next []prompt.ToolDecl) (added, removed []prompt.ToolRef) {
-	had := map[string]bool{}
+	had := map[string]prompt.ToolRef{}
 	for _, t := range prev {
-		had[t.Name] = true
+		had[t.Name] = t
 	}
 	has := map[string]bool{}
 	for _, t := range next {
 		has[t.Name] = true
-		if !had[t.Name] {
-			added = append(added, prompt.ToolRef{Name: t.Name})
+		old, ok := had[t.Name]
+		if !ok || old.Description != t.Description || string(old.Parameters) != string(t.Parameters) {
+			added = append(added, prompt.ToolRef{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
 	}
 	for _, t := range prev {
@@ -206,4 +442,46 @@ func toolDiff(prev []prompt.ToolRef, next []prompt.ToolDecl) (added, removed []p
 		}
 	}
 	return added, removed
+}
+
+// CloseDangling gives every tool call of the branch's last assistant
+// message that has no result an "aborted" error result, so a session cut
+// off in the middle of a tool call (a crash, kill -9) continues with a
+// valid history. It returns how many calls it closed.
+func CloseDangling(tr *Transcript, now func() time.Time) (int, error) {
+	branch := tr.Branch()
+	last := -1
+	for i := len(branch) - 1; i >= 0; i-- {
+		if m := branch[i].Message; branch[i].Type == TypeMessage && m != nil && m.Role == "assistant" {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return 0, nil
+	}
+	answered := map[string]bool{}
+	for _, e := range branch[last+1:] {
+		if m := e.Message; e.Type == TypeMessage && m != nil && m.Role == prompt.RoleToolResult {
+			answered[m.ToolCallID] = true
+		}
+	}
+	if now == nil {
+		now = time.Now
+	}
+	n := 0
+	for _, c := range branch[last].Message.ToolCalls() {
+		if answered[c.ID] {
+			continue
+		}
+		yes := true
+		m := prompt.Message{Role: prompt.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name, IsError: &yes,
+			Content:   prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: "Aborted: pi stopped before this call finished, so it has no result. Check the files it may have touched before you repeat it."}}},
+			Timestamp: now().UnixMilli()}
+		if err := tr.Append(Entry{Type: TypeMessage, Message: &m}); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

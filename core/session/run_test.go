@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -106,7 +109,18 @@ func newRunner(t *testing.T, proj, sessionPath string, route provider.Route, d *
 	}
 	t.Cleanup(func() { tr.Close() })
 	clock := time.Unix(1700000000, 0)
-	return &Runner{Transcript: tr, Dispatcher: d, Loaded: l, Options: OptionsFrom(l, nil, nil), Route: route,
+	reg := tool.NewRegistry()
+	for _, tl := range builtin.Tools(builtin.Env{Cwd: proj}) {
+		if err := reg.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := OptionsFrom(l, nil, nil)
+	for _, n := range reg.Names() {
+		tl, _ := reg.Get(n)
+		opts.Catalog = append(opts.Catalog, prompt.Tool{Name: tl.Name, Snippet: tl.Snippet, Guidelines: tl.Guidelines, Description: tl.Description, Parameters: tl.Parameters})
+	}
+	return &Runner{Transcript: tr, Dispatcher: d, Loaded: l, Options: opts, Route: route, Tools: reg,
 		Client: &provider.Client{}, Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
 }
 
@@ -128,12 +142,17 @@ func TestTurnsOnCapableRoute(t *testing.T) {
 
 	r := newRunner(t, proj, path, openaiRoute(m.srv.URL), nil)
 	var streamed strings.Builder
-	turn, err := r.Turn(context.Background(), "hello", false, func(s string) { streamed.WriteString(s) })
+	r.Emit = func(e agent.Event) {
+		if e.Type == agent.MessageUpdate && e.Delta.Type == "text_delta" {
+			streamed.WriteString(e.Delta.Delta)
+		}
+	}
+	turn, err := r.Turn(context.Background(), Input{Text: "hello"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if streamed.String() != "Hello!" || turn.Response.Text != "Hello!" {
-		t.Fatalf("reply %q / %q", streamed.String(), turn.Response.Text)
+	if streamed.String() != "Hello!" || turn.Text() != "Hello!" {
+		t.Fatalf("reply %q / %q", streamed.String(), turn.Text())
 	}
 	body := m.last(t)
 	msgs := body["messages"].([]any)
@@ -149,11 +168,12 @@ func TestTurnsOnCapableRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayed, _, ok := RequestAt(loaded.Entries, 0)
+	rq, ok := RequestAt(loaded.Entries, 0)
+	replayed := rq.Messages
 	if !ok {
 		t.Fatal("no request recorded")
 	}
-	rb, _ := provider.DryRun(r.Route, provider.Request{Model: "m1", Messages: replayed, Stream: true})
+	rb, _ := provider.DryRun(r.Route, provider.Request{Model: "m1", Messages: replayed, Tools: rq.Tools, Stream: true})
 	m.mu.Lock()
 	sent := m.bodies[0]
 	m.mu.Unlock()
@@ -163,7 +183,7 @@ func TestTurnsOnCapableRoute(t *testing.T) {
 
 	// Second turn, nothing changed: no new system message, no projection.
 	r = newRunner(t, proj, path, openaiRoute(m.srv.URL), nil)
-	turn, err = r.Turn(context.Background(), "again", false, nil)
+	turn, err = r.Turn(context.Background(), Input{Text: "again"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +200,7 @@ func TestTurnsOnCapableRoute(t *testing.T) {
 	// as an update note after the cached prefix.
 	writeFile(t, filepath.Join(proj, "AGENTS.md"), "Use spaces.")
 	r = newRunner(t, proj, path, openaiRoute(m.srv.URL), nil)
-	turn, err = r.Turn(context.Background(), "third", false, nil)
+	turn, err = r.Turn(context.Background(), Input{Text: "third"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +229,12 @@ func TestCollapsedRoute(t *testing.T) {
 	writeFile(t, filepath.Join(proj, "AGENTS.md"), "v1")
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	r := newRunner(t, proj, path, anthropicRoute(m.srv.URL), nil)
-	if _, err := r.Turn(context.Background(), "one", false, nil); err != nil {
+	if _, err := r.Turn(context.Background(), Input{Text: "one"}, false); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(proj, "AGENTS.md"), "v2")
 	r = newRunner(t, proj, path, anthropicRoute(m.srv.URL), nil)
-	turn, err := r.Turn(context.Background(), "two", false, nil)
+	turn, err := r.Turn(context.Background(), Input{Text: "two"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +282,7 @@ func TestForcedPromptReachesRequestOnly(t *testing.T) {
 	proj := t.TempDir()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	r := newRunner(t, proj, path, openaiRoute(m.srv.URL), hooks.New([]hooks.Handler{forcer{}}))
-	if _, err := r.Turn(context.Background(), "?is it done", false, nil); err != nil {
+	if _, err := r.Turn(context.Background(), Input{Text: "?is it done"}, false); err != nil {
 		t.Fatal(err)
 	}
 	msgs := m.last(t)["messages"].([]any)
@@ -284,7 +304,7 @@ func TestForcedPromptReachesRequestOnly(t *testing.T) {
 		t.Fatal("forced prompt written to the session file")
 	}
 	// The force ends with the run: the next turn sends the structured prompt.
-	if _, err := r.Turn(context.Background(), "plain", false, nil); err != nil {
+	if _, err := r.Turn(context.Background(), Input{Text: "plain"}, false); err != nil {
 		t.Fatal(err)
 	}
 	first := m.last(t)["messages"].([]any)[0].(map[string]any)
@@ -300,15 +320,16 @@ func TestHTTPErrorLeavesSessionValid(t *testing.T) {
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	r := newRunner(t, t.TempDir(), path, openaiRoute(srv.URL), nil)
-	if _, err := r.Turn(context.Background(), "hi", false, nil); err == nil || !strings.Contains(err.Error(), "401") {
+	if _, err := r.Turn(context.Background(), Input{Text: "hi"}, false); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("want a 401 error, got %v", err)
 	}
 	tr, err := Load(path)
 	if err != nil || len(tr.Problems) != 0 {
 		t.Fatalf("%v %+v", err, tr.Problems)
 	}
-	if tr.Entries[len(tr.Entries)-1].Type != TypeError {
-		t.Fatal("error not recorded")
+	last := tr.Entries[len(tr.Entries)-1]
+	if last.Type != TypeMessage || last.Message.Role != "assistant" || last.Message.StopReason != "error" || !strings.Contains(last.Message.ErrorMessage, "401") {
+		t.Fatalf("error not recorded as a failed assistant message: %+v", last.Message)
 	}
 }
 
@@ -344,7 +365,7 @@ func (policyGuard) BeforeAgentStart(context.Context, abi.BeforeAgentStartEvent, 
 func TestForcedPromptKeepsFailClosedSections(t *testing.T) {
 	m := newMockModel(t)
 	r := newRunner(t, t.TempDir(), filepath.Join(t.TempDir(), "s.jsonl"), openaiRoute(m.srv.URL), hooks.New([]hooks.Handler{policyGuard{}, forcer{}}))
-	if _, err := r.Turn(context.Background(), "?now", false, nil); err != nil {
+	if _, err := r.Turn(context.Background(), Input{Text: "?now"}, false); err != nil {
 		t.Fatal(err)
 	}
 	sys := m.last(t)["messages"].([]any)[0].(map[string]any)["content"]
@@ -391,7 +412,7 @@ func TestRuntimeContextSnapshots(t *testing.T) {
 		want int
 	}{{true, 1}, {true, 1}, {false, 2}, {false, 2}, {true, 3}} {
 		on = st.on
-		if _, err := newRunner(t, proj, path, openaiRoute(m.srv.URL), d).Turn(context.Background(), "go", false, nil); err != nil {
+		if _, err := newRunner(t, proj, path, openaiRoute(m.srv.URL), d).Turn(context.Background(), Input{Text: "go"}, false); err != nil {
 			t.Fatal(err)
 		}
 		if got := contexts(); len(got) != st.want {

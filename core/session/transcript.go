@@ -3,61 +3,189 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/piwasm/pi/core/prompt"
 )
 
-// FormatVersion is the version written in a session file's header.
-const FormatVersion = 1
+// FormatVersion is the version written in a session file's header: the
+// established harness's version 3 (a tree of entries linked by id and
+// parentId). Files of version 1, pi's earlier linear format, are read too.
+const FormatVersion = 3
 
-// Entry types.
+// Entry kinds. TypeMessage is the established harness's message entry;
+// the other kinds are pi's own records, stored as the established
+// harness's "custom" entries (a runtime-context snapshot as a
+// "custom_message", which that harness also sends as a user message), so
+// either harness can continue the other's session and skips what it does
+// not know.
 const (
 	TypeSession    = "session"    // the header, first line only
-	TypeMessage    = "message"    // a user, assistant or system message
+	TypeMessage    = "message"    // a user, assistant, tool-result or system message
 	TypeContext    = "context"    // a runtime-context snapshot (sent as a user message)
 	TypeProjection = "projection" // how a rendered prompt entered the request history
 	TypeRequest    = "request"    // a request was sent at this point
 	TypeError      = "error"      // a request failed
+	TypeDecision   = "decision"   // why a tool call ran or did not (permissions, extensions)
 )
+
+// customTypes maps pi's record kinds to the customType they are stored
+// under.
+var customTypes = map[string]string{
+	TypeContext:    "pi.context",
+	TypeProjection: "pi.projection",
+	TypeRequest:    "pi.request",
+	TypeError:      "pi.error",
+	TypeDecision:   "pi.decision",
+}
 
 // Header is the first line of a session file.
 type Header struct {
-	Type      string `json:"type"`
-	Version   int    `json:"version"`
-	ID        string `json:"id"`
-	Cwd       string `json:"cwd"`
-	Timestamp string `json:"timestamp"`
+	Type          string `json:"type"`
+	Version       int    `json:"version"`
+	ID            string `json:"id"`
+	Timestamp     string `json:"timestamp"`
+	Cwd           string `json:"cwd"`
+	ParentSession string `json:"parentSession,omitempty"`
 }
 
 // Entry is one line of a session file after the header. Only the fields of
-// its type are set. Raw keeps the line as read so that entries of unknown
-// types pass through unchanged.
+// its kind are set. ID and ParentID link entries into a tree (the active
+// branch runs from the last entry up to the root); Time is the entry's ISO
+// timestamp. Raw keeps the line as read so that entries of unknown types
+// pass through unchanged.
 type Entry struct {
-	Type string `json:"type"`
+	Type     string
+	ID       string
+	ParentID string
+	Time     string
 	// TypeMessage
-	Message   *prompt.Message `json:"message,omitempty"`
-	Extension string          `json:"extension,omitempty"`
+	Message   *prompt.Message
+	Extension string
 	// TypeContext and TypeError
-	Text string `json:"text,omitempty"`
+	Text string
 	// TypeProjection
-	Commits      []ProjectionCommit `json:"commits,omitempty"`
-	InHistory    bool               `json:"inHistory,omitempty"`
-	StartsSeries bool               `json:"startsSeries,omitempty"`
+	Commits      []ProjectionCommit
+	InHistory    bool
+	StartsSeries bool
 	// TypeRequest
-	Route string `json:"route,omitempty"`
-	API   string `json:"api,omitempty"`
+	Route string
+	API   string
+	// TypeDecision
+	Decision *Decision
 	// Forced names the extension whose forced prompt replaced the system
 	// text of this request. The text itself is never stored, so a replay
 	// of a forced request shows the structured prompt instead.
-	Forced string `json:"forced,omitempty"`
+	Forced string
 
-	Raw json.RawMessage `json:"-"`
+	Raw json.RawMessage
+}
+
+// wireEntry is an entry as written: the established harness's base fields,
+// then those of the entry's type.
+type wireEntry struct {
+	Type       string          `json:"type"`
+	ID         string          `json:"id,omitempty"`
+	ParentID   *string         `json:"parentId,omitempty"`
+	Timestamp  string          `json:"timestamp,omitempty"`
+	Message    *prompt.Message `json:"message,omitempty"`
+	Extension  string          `json:"extension,omitempty"`
+	CustomType string          `json:"customType,omitempty"`
+	Content    *string         `json:"content,omitempty"`
+	Display    *bool           `json:"display,omitempty"`
+	Data       *wireData       `json:"data,omitempty"`
+
+	// Version 1 fields, read only.
+	Text         string             `json:"text,omitempty"`
+	Commits      []ProjectionCommit `json:"commits,omitempty"`
+	InHistory    bool               `json:"inHistory,omitempty"`
+	StartsSeries bool               `json:"startsSeries,omitempty"`
+	Route        string             `json:"route,omitempty"`
+	API          string             `json:"api,omitempty"`
+	Forced       string             `json:"forced,omitempty"`
+}
+
+type wireData struct {
+	*Decision
+	Text         string             `json:"text,omitempty"`
+	Commits      []ProjectionCommit `json:"commits,omitempty"`
+	InHistory    bool               `json:"inHistory,omitempty"`
+	StartsSeries bool               `json:"startsSeries,omitempty"`
+	Route        string             `json:"route,omitempty"`
+	API          string             `json:"api,omitempty"`
+	Forced       string             `json:"forced,omitempty"`
+}
+
+// UnmarshalJSON reads an entry of either format version.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var w wireEntry
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = Entry{Type: w.Type, ID: w.ID, Time: w.Timestamp, Message: w.Message, Extension: w.Extension,
+		Text: w.Text, Commits: w.Commits, InHistory: w.InHistory, StartsSeries: w.StartsSeries,
+		Route: w.Route, API: w.API, Forced: w.Forced}
+	if w.ParentID != nil {
+		e.ParentID = *w.ParentID
+	}
+	for kind, ct := range customTypes {
+		if w.CustomType != ct || (w.Type != "custom" && w.Type != "custom_message") {
+			continue
+		}
+		e.Type = kind
+		if w.Type == "custom_message" && w.Content != nil {
+			e.Text = *w.Content
+		}
+		if d := w.Data; d != nil {
+			e.Commits, e.InHistory, e.StartsSeries = d.Commits, d.InHistory, d.StartsSeries
+			e.Route, e.API, e.Forced = d.Route, d.API, d.Forced
+			e.Decision = d.Decision
+			if d.Text != "" {
+				e.Text = d.Text
+			}
+		}
+	}
+	if e.Type == TypeMessage && e.Message == nil {
+		return errors.New("message entry without a message")
+	}
+	return nil
+}
+
+func (e Entry) wire() wireEntry {
+	w := wireEntry{Type: e.Type, ID: e.ID, Timestamp: e.Time}
+	if e.ParentID != "" {
+		parent := e.ParentID
+		w.ParentID = &parent
+	}
+	switch e.Type {
+	case TypeMessage:
+		w.Message, w.Extension = e.Message, e.Extension
+	case TypeContext:
+		w.Type, w.CustomType = "custom_message", customTypes[e.Type]
+		text, display := e.Text, false
+		w.Content, w.Display = &text, &display
+	case TypeProjection:
+		w.Type, w.CustomType = "custom", customTypes[e.Type]
+		w.Data = &wireData{Commits: e.Commits, InHistory: e.InHistory, StartsSeries: e.StartsSeries}
+	case TypeRequest:
+		w.Type, w.CustomType = "custom", customTypes[e.Type]
+		w.Data = &wireData{Route: e.Route, API: e.API, Forced: e.Forced}
+	case TypeError:
+		w.Type, w.CustomType = "custom", customTypes[e.Type]
+		w.Data = &wireData{Text: e.Text}
+	case TypeDecision:
+		w.Type, w.CustomType = "custom", customTypes[e.Type]
+		w.Data = &wireData{Decision: e.Decision}
+	}
+	return w
 }
 
 // ProjectionCommit is a prompt.Commit as recorded: Text is the full prompt
@@ -83,7 +211,11 @@ type Transcript struct {
 	Header   Header
 	Entries  []Entry
 	Problems []Problem
-	file     *os.File
+	// Now stamps new entries; nil means time.Now.
+	Now  func() time.Time
+	file *os.File
+	// leaf is the id of the entry new entries hang from.
+	leaf string
 }
 
 // Create starts a new session file at path (its directory is created).
@@ -161,6 +293,9 @@ func (t *Transcript) parse(data []byte) error {
 		}
 		e.Raw = append(json.RawMessage(nil), raw...)
 		t.Entries = append(t.Entries, e)
+		if e.ID != "" {
+			t.leaf = e.ID
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -249,7 +384,22 @@ func cutTornTail(f *os.File) error {
 
 // Append adds an entry and writes it as one line with a single write, so a
 // crash can tear at most that line.
+//
+// A new entry gets an id, hangs from the current leaf (the last entry) and
+// is stamped with the time.
 func (t *Transcript) Append(e Entry) error {
+	if e.Raw == nil && e.ID == "" {
+		e.ID = t.newEntryID()
+		e.ParentID = t.leaf
+		now := time.Now
+		if t.Now != nil {
+			now = t.Now
+		}
+		e.Time = now().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	if e.ID != "" {
+		t.leaf = e.ID
+	}
 	if t.file != nil {
 		if err := t.writeLine(e); err != nil {
 			return err
@@ -288,12 +438,80 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if e.Raw != nil {
 		return e.Raw, nil
 	}
-	type plain Entry
+	w := e.wire()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(plain(e)); err != nil {
+	if err := enc.Encode(w); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	out := bytes.TrimRight(b.Bytes(), "\n")
+	if e.ID != "" && e.ParentID == "" {
+		// A root entry says parentId: null, as the established harness
+		// writes it; omitempty cannot express that.
+		out = bytes.Replace(out, []byte(`,"id":`+jsonString(e.ID)), []byte(`,"id":`+jsonString(e.ID)+`,"parentId":null`), 1)
+	}
+	return out, nil
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// newEntryID returns 8 hex digits not used by another entry of the file,
+// the established harness's id shape.
+func (t *Transcript) newEntryID() string {
+	for {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			// crypto/rand does not fail on supported platforms; fall back
+			// to a count so ids stay unique anyway.
+			return fmt.Sprintf("%08x", len(t.Entries)+1)
+		}
+		id := hex.EncodeToString(b[:])
+		taken := false
+		for _, e := range t.Entries {
+			if e.ID == id {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return id
+		}
+	}
+}
+
+// Branch returns the entries of the active branch, in file order: the
+// chain from the last entry up to the root. Entries without an id (pi's
+// version-1 files) are linear and always part of it. A session the
+// established harness branched with /tree is continued from its latest
+// entry, as that harness does.
+func (t *Transcript) Branch() []Entry {
+	if t.leaf == "" {
+		return t.Entries
+	}
+	byID := make(map[string]int, len(t.Entries))
+	for i, e := range t.Entries {
+		if e.ID != "" {
+			byID[e.ID] = i
+		}
+	}
+	on := make(map[string]bool)
+	for id := t.leaf; id != "" && !on[id]; {
+		on[id] = true
+		i, ok := byID[id]
+		if !ok {
+			break
+		}
+		id = t.Entries[i].ParentID
+	}
+	out := make([]Entry, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		if e.ID == "" || on[e.ID] {
+			out = append(out, e)
+		}
+	}
+	return out
 }

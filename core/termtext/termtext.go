@@ -38,21 +38,26 @@ func Visible(r rune) bool {
 	return unicode.IsPrint(r)
 }
 
-// safe reports whether s needs no escaping, so the common case allocates
-// nothing.
+// safe reports whether s needs no escaping, so the common case (ASCII or
+// ordinary Unicode text) allocates nothing.
 func safe(s string, lines bool) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			return false // checked rune by rune in escape
-		}
-		if c >= 0x20 && c < 0x7f {
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c < 0x7f:
+			case lines && (c == '\n' || c == '\t' || (c == '\r' && i+1 < len(s) && s[i+1] == '\n')):
+			default:
+				return false
+			}
+			i++
 			continue
 		}
-		if lines && (c == '\n' || c == '\t' || (c == '\r' && i+1 < len(s) && s[i+1] == '\n')) {
-			continue
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || !Visible(r) {
+			return false
 		}
-		return false
+		i += n
 	}
 	return true
 }

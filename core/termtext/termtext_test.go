@@ -77,10 +77,21 @@ func FuzzEscape(f *testing.F) {
 		if strings.Count(lines, "\n") != strings.Count(s, "\n") {
 			t.Fatalf("EscapeLines(%q) changed the number of lines", s)
 		}
-		if safe(s, false) && one != s {
-			t.Fatalf("Escape changed safe text %q", s)
+		if safe(s, false) != (one == s) {
+			t.Fatalf("Escape(%q) = %q, but safe says %v", s, one, safe(s, false))
+		}
+		if safe(s, true) != (lines == s) {
+			t.Fatalf("EscapeLines(%q) = %q, but safe says %v", s, lines, safe(s, true))
 		}
 	})
+}
+
+func BenchmarkEscapeUnicode(b *testing.B) {
+	s := strings.Repeat("Größe — naïve café, 日本語のテキスト ✓. ", 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		EscapeLines(s)
+	}
 }
 
 func BenchmarkEscapePlain(b *testing.B) {

@@ -57,17 +57,28 @@ func diffReplacements(path, old string, reps []replacement) EditDetails {
 		os := lineAt(reps[k].index)
 		oe := lineAt(reps[k].index+max(reps[k].length, 1)-1) + 1
 		g := k + 1
-		for g < len(reps) && lineAt(reps[g].index) < oe {
-			oe = max(oe, lineAt(reps[g].index+max(reps[g].length, 1)-1)+1)
-			g++
+		var added []string
+		for {
+			for g < len(reps) && lineAt(reps[g].index) < oe {
+				oe = max(oe, lineAt(reps[g].index+max(reps[g].length, 1)-1)+1)
+				g++
+			}
+			base := lineStarts[os]
+			local := make([]replacement, 0, g-k)
+			for _, r := range reps[k:g] {
+				r.index -= base
+				local = append(local, r)
+			}
+			chunk := splice(old[base:lineEnd(oe-1)], local)
+			// A change that leaves its last line unterminated joins it
+			// with the next line: that line belongs to the change too.
+			if chunk != "" && !strings.HasSuffix(chunk, "\n") && oe < len(oldLines) {
+				oe++
+				continue
+			}
+			added = splitKeep(chunk)
+			break
 		}
-		base := lineStarts[os]
-		local := make([]replacement, 0, g-k)
-		for _, r := range reps[k:g] {
-			r.index -= base
-			local = append(local, r)
-		}
-		added := splitKeep(splice(old[base:lineEnd(oe-1)], local))
 		k = g
 		ns := os + delta
 		ne := ns + len(added)

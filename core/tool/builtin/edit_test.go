@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,6 +43,7 @@ func TestEdit(t *testing.T) {
 		{"legacy_both", "abc\n", `{"path":"f","edits":[{"oldText":"a","newText":"A"}],"oldText":"c","newText":"C"}`},
 		{"no_final_newline", "a\nb", `{"path":"f","edits":[{"oldText":"b","newText":"B"}]}`},
 		{"far_apart_hunks", strings.Repeat("l\n", 5) + "A\n" + strings.Repeat("m\n", 20) + "B\n", `{"path":"f","edits":[{"oldText":"A","newText":"a"},{"oldText":"B","newText":"b"}]}`},
+		{"joins_next_line", "a\nb\nc\nd\n", `{"path":"f","edits":[{"oldText":"b\n","newText":"B"}]}`},
 		{"invalid_utf8_kept", "caf\xe9\nx\n", `{"path":"f","edits":[{"oldText":"x","newText":"y"}]}`},
 	}
 	for _, c := range cases {
@@ -157,6 +159,7 @@ func FuzzEditMatch(f *testing.F) {
 	f.Add("x “q”  \r\ny\r\n", "x \"q\"", "z", "y", "w")
 	f.Add("\ufeffa\u00a0b\n", "a b", "", "a", "q")
 	f.Add("aaa", "a", "b", "aa", "c")
+	f.Add(" x—\n-x“é\t''ﬁ\n\ufeff“é\r\na\u00a0\r\n\n x \u00a0'a““\t\ufeff-", "\na\u00a0\n", " Z", "\n x", " Z")
 	f.Fuzz(func(t *testing.T, content, old1, new1, old2, new2 string) {
 		edits := []Edit{{old1, new1}}
 		if old2 != "" {
@@ -178,9 +181,75 @@ func FuzzEditMatch(f *testing.F) {
 		if !strings.ContainsRune(content+new1+new2, '\r') && strings.ContainsRune(out, '\r') {
 			t.Fatal("CR appeared from nowhere")
 		}
-		if d.Patch == "" && toLF(out) != toLF(content) {
-			// A change that only differs in line endings may have no diff.
-			t.Fatalf("no patch for a change: %q -> %q", content, out)
+		before := toLF(strings.TrimPrefix(content, "\ufeff"))
+		after := toLF(strings.TrimPrefix(out, "\ufeff"))
+		if got, err := applyPatch(before, d.Patch); err != nil || got != after {
+			t.Fatalf("patch %q on %q gives %q (%v), want %q", d.Patch, before, got, err, after)
 		}
 	})
+}
+
+// applyPatch applies a unified patch made by diffReplacements, checking
+// every context and removed line, so the patch is proven to describe the
+// change exactly.
+func applyPatch(old, patch string) (string, error) {
+	if patch == "" {
+		return old, nil
+	}
+	lines := splitKeep(old)
+	var out []string
+	pos := 0
+	pl := strings.Split(strings.TrimSuffix(patch, "\n"), "\n")[2:]
+	for i := 0; i < len(pl); i++ {
+		l := pl[i]
+		if strings.HasPrefix(l, "@@") {
+			var os, oc, ns, nc int
+			if _, err := fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &os, &oc, &ns, &nc); err != nil {
+				var n int
+				if _, err := fmt.Sscanf(l, "@@ -%d +%d", &os, &n); err != nil {
+					if _, err := fmt.Sscanf(l, "@@ -%d,%d +%d", &os, &oc, &n); err != nil {
+						if _, err := fmt.Sscanf(l, "@@ -%d +%d,%d", &os, &ns, &nc); err != nil {
+							return "", fmt.Errorf("bad hunk header %q", l)
+						}
+					}
+				}
+			}
+			start := os - 1
+			if oc == 0 && strings.Contains(l, fmt.Sprintf("-%d,0", os)) {
+				start = os
+			}
+			for pos < start {
+				out = append(out, lines[pos])
+				pos++
+			}
+			continue
+		}
+		noEOL := i+1 < len(pl) && strings.HasPrefix(pl[i+1], `\ `)
+		text := l[1:]
+		if !noEOL {
+			text += "\n"
+		}
+		switch l[0] {
+		case ' ', '-':
+			if pos >= len(lines) || lines[pos] != text {
+				return "", fmt.Errorf("line %d: patch has %q, file has %q", pos+1, text, at(lines, pos))
+			}
+			if l[0] == ' ' {
+				out = append(out, text)
+			}
+			pos++
+		case '+':
+			out = append(out, text)
+		case '\\':
+		}
+	}
+	out = append(out, lines[pos:]...)
+	return strings.Join(out, ""), nil
+}
+
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "<end>"
 }

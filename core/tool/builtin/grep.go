@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -174,32 +175,12 @@ func (e Env) runGrep(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	if err != nil {
 		return tool.ErrorResult("%s", describeFSError("search", dir, err)), nil
 	}
-	search := func(name, abs string) {
-		data, err := e.FS.ReadFile(abs)
-		if err != nil || bytes.IndexByte(data, 0) >= 0 {
-			return // unreadable and binary files are passed over, as rg does
-		}
-		g.file(name, data)
-	}
 	if !info.IsDir() {
-		search(filepath.Base(real), real)
-	} else {
-		werr := e.walk(ctx, real, func(rel, abs string, d fs.DirEntry) error {
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			if glob != nil && glob.match(rel) == negate {
-				return nil
-			}
-			search(rel, abs)
-			if g.done {
-				return errStop
-			}
-			return nil
-		})
-		if werr != nil {
-			return tool.Result{}, werr
+		if data, ok := e.candidate(real, g); ok {
+			g.file(filepath.Base(real), data)
 		}
+	} else if err := e.grepTree(ctx, real, g, glob, negate); err != nil {
+		return tool.Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
@@ -238,4 +219,85 @@ func pluralES(n int) string {
 		return ""
 	}
 	return "es"
+}
+
+// candidate reads a file and reports whether it may hold a match: binary
+// and unreadable files are passed over, as rg does, and a whole-file search
+// rules out most of the rest without splitting lines.
+func (e Env) candidate(abs string, g *grepSearch) ([]byte, bool) {
+	data, err := e.FS.ReadFile(abs)
+	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return nil, false
+	}
+	if g.literal != nil {
+		return data, bytes.Contains(data, g.literal)
+	}
+	return data, g.whole.Match(data)
+}
+
+// grepWorkers read and pre-screen files in parallel: a search over many
+// small files spends its time in open and read system calls.
+const grepWorkers = 8
+
+// grepTree searches the files under root in walk order. Workers read and
+// screen files ahead; the results are taken in order, so output and the
+// match limit are the same as a sequential search.
+func (e Env) grepTree(parent context.Context, root string, g *grepSearch, glob *globMatcher, negate bool) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	type job struct {
+		name, abs string
+		data      chan []byte
+	}
+	jobs := make(chan *job, 4*grepWorkers)
+	order := make(chan *job, 4*grepWorkers)
+	var walkErr error
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		walkErr = e.walk(ctx, root, func(rel, abs string, d fs.DirEntry) error {
+			if !d.Type().IsRegular() || (glob != nil && glob.match(rel) == negate) {
+				return nil
+			}
+			j := &job{name: rel, abs: abs, data: make(chan []byte, 1)}
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return errStop
+			}
+			jobs <- j
+			return nil
+		})
+	}()
+	for w := 0; w < grepWorkers; w++ {
+		go func() {
+			for j := range jobs {
+				if ctx.Err() != nil {
+					j.data <- nil
+					continue
+				}
+				data, ok := e.candidate(j.abs, g)
+				if !ok {
+					data = nil
+				}
+				j.data <- data
+			}
+		}()
+	}
+	for j := range order {
+		data := <-j.data
+		if data != nil && !g.done {
+			g.file(j.name, data)
+		}
+		if g.done {
+			cancel()
+		}
+	}
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	if walkErr != nil && !errors.Is(walkErr, context.Canceled) {
+		return walkErr
+	}
+	return nil
 }

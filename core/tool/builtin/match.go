@@ -39,12 +39,32 @@ func toLF(s string) string {
 // Unicode NFKC, trailing whitespace dropped from every line, and typographic
 // quotes, dashes and spaces replaced by their ASCII forms.
 func tolerant(s string) string {
+	if alreadyTolerant(s) {
+		return s
+	}
 	s = norm.NFKC.String(s)
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRightFunc(l, isTrailingSpace)
 	}
 	return tolerantReplacer.Replace(strings.Join(lines, "\n"))
+}
+
+// alreadyTolerant reports, in one pass, that s is ASCII with no blank at a
+// line's end: such text is its own tolerant form (ASCII is NFKC-stable and
+// the replacements only touch other characters), so large ordinary files
+// skip the normalisation.
+func alreadyTolerant(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return false
+		}
+		if (c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r') && (i+1 == len(s) || s[i+1] == '\n') {
+			return false
+		}
+	}
+	return true
 }
 
 func isTrailingSpace(r rune) bool {

@@ -12,6 +12,8 @@
 //	env       report the environment it sees
 //	extism-output  answer through Extism's output instead of pi_output
 //	extism-error   set Extism's error and return 1
+//	extism-log  log one 64 KiB line and 2,000 short ones through Extism's
+//	          own log function
 //	badjson   write output that is not JSON
 //	big       write a 10 MiB envelope
 //	panic     panic without recovering
@@ -44,8 +46,33 @@ func extismOutputSet(offset, length uint64)
 //go:wasmimport extism:host/env error_set
 func extismErrorSet(offset uint64)
 
+//go:wasmimport extism:host/env log_info
+func extismLogInfo(offset uint64)
+
+//go:wasmimport extism:host/env store_u64
+func extismStoreU64(offset, v uint64)
+
 //go:wasmimport extism:host/env http_status_code
 func extismHTTPStatus() int32
+
+// extismLog writes msg into Extism's memory (eight bytes at a time) and
+// logs it through Extism's log_info.
+func extismLog(msg string) {
+	b := []byte(msg)
+	off := extismAlloc(uint64(len(b)))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		var v uint64
+		for j := 7; j >= 0; j-- {
+			v = v<<8 | uint64(b[i+j])
+		}
+		extismStoreU64(off+uint64(i), v)
+	}
+	for ; i < len(b); i++ {
+		extismStoreU8(off+uint64(i), uint32(b[i]))
+	}
+	extismLogInfo(off)
+}
 
 func httpGet(url string) int32 {
 	req, _ := json.Marshal(map[string]any{"method": "GET", "url": url})
@@ -175,6 +202,13 @@ func beforeAgentStart() int32 {
 			extismStoreU8(off+uint64(i), uint32(b))
 		}
 		extismOutputSet(off, uint64(len(env)))
+		return 0
+	case "extism-log":
+		extismLog(strings.Repeat("L", 64<<10))
+		for i := 0; i < 2000; i++ {
+			extismLog("line")
+		}
+		result(map[string]any{})
 		return 0
 	case "badjson":
 		out(`{"result": nope`)

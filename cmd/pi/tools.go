@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
+)
+
+// toolRegistry holds every tool pi can run in this process: the built-in
+// ones over env. Extension tools join it when their extensions load.
+func toolRegistry(env builtin.Env) (*tool.Registry, error) {
+	r := tool.NewRegistry()
+	for _, t := range builtin.Tools(env) {
+		if err := r.Add(t); err != nil {
+			return nil, fmt.Errorf("built-in tools: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// catalog describes a registry's tools to the prompt builder: snippets and
+// guidelines for <tools> and <rules>, schemas for the request.
+func catalog(r *tool.Registry) []prompt.Tool {
+	names := r.Names()
+	out := make([]prompt.Tool, 0, len(names))
+	for _, n := range names {
+		t, _ := r.Get(n)
+		out = append(out, prompt.Tool{Name: t.Name, Snippet: t.Snippet, Guidelines: t.Guidelines, Description: t.Description, Parameters: t.Parameters})
+	}
+	return out
+}
+
+// selectTools applies the flags' selection to a registry.
+func selectTools(r *tool.Registry, c *common) ([]string, error) {
+	names, err := r.Select(c.selection(), builtin.DefaultNames)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return names, nil
+}

@@ -1,0 +1,299 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// buildGoogleBody returns the body of a Google Generative Language API
+// streamGenerateContent request, shaped as the TypeScript harness's Google
+// client sends it:
+//
+//	{"contents":[…],"systemInstruction":{"parts":[{"text":…}]},"generationConfig":{"maxOutputTokens":N,"thinkingConfig":{…}},"tools":[{"functionDeclarations":[…]}]}
+//
+// The API has no system messages in the conversation: the first system
+// message is systemInstruction, and later ones are sent as user text (the
+// route never claims mid-history system messages, so the session keeps
+// them out of the history). Assistant turns are "model" contents with text,
+// thought and functionCall parts (a part's thoughtSignature is sent back
+// when the message kept one); tool results are functionResponse parts of a
+// user content, consecutive ones in one content. A reasoning model gets
+// thinkingConfig: includeThoughts with a discrete thinkingLevel for the
+// Gemini 3 and later families, else a thinkingBudget; at "off" a budget of
+// 0.
+func buildGoogleBody(r Route, req Request) ([]byte, error) {
+	if _, err := modelFor(r, req); err != nil {
+		return nil, err
+	}
+	if len(req.Messages) == 0 {
+		return nil, fmt.Errorf("%s: request has no messages", r.label())
+	}
+	if err := checkMessages(r.label(), req.Messages); err != nil {
+		return nil, err
+	}
+	if err := checkTools(r.label(), req.Tools); err != nil {
+		return nil, err
+	}
+	type content struct {
+		Role  string `json:"role"`
+		Parts []any  `json:"parts"`
+	}
+	var contents []*content
+	system := ""
+	seenSystem := false
+	for _, m := range closeToolCalls(req.Messages) {
+		switch m.Role {
+		case RoleSystem:
+			if !seenSystem && len(contents) == 0 {
+				system, seenSystem = m.Content, true
+				continue
+			}
+			if m.Content != "" {
+				contents = append(contents, &content{Role: "user", Parts: []any{map[string]any{"text": m.Content}}})
+			}
+		case RoleUser:
+			var parts []any
+			for _, p := range partsOf(m) {
+				if p.Type == PartImage {
+					parts = append(parts, map[string]any{"inlineData": orderedItem{{"mimeType", p.MimeType}, {"data", p.Data}}})
+				} else {
+					parts = append(parts, map[string]any{"text": p.Text})
+				}
+			}
+			if len(parts) == 0 {
+				parts = []any{map[string]any{"text": ""}}
+			}
+			contents = append(contents, &content{Role: "user", Parts: parts})
+		case RoleAssistant:
+			var parts []any
+			sig := m.ThinkingSignature
+			if strings.HasPrefix(sig, "{") {
+				sig = "" // another API's reasoning item: meaningless here
+			}
+			if strings.TrimSpace(m.Thinking) != "" {
+				p := orderedItem{{"thought", true}, {"text", m.Thinking}}
+				if sig != "" {
+					p = append(p, kv{"thoughtSignature", sig})
+				}
+				parts = append(parts, p)
+			}
+			if strings.TrimSpace(m.Content) != "" {
+				parts = append(parts, map[string]any{"text": m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				parts = append(parts, map[string]any{"functionCall": orderedItem{{"name", tc.Name}, {"args", argsOf(tc)}}})
+			}
+			if len(parts) > 0 {
+				contents = append(contents, &content{Role: "model", Parts: parts})
+			}
+		case RoleTool:
+			text := toolResultText(m)
+			if text == "" && hasImage(m.Parts) {
+				text = toolImageOnlyText
+			}
+			key := "output"
+			if m.IsError {
+				key = "error"
+			}
+			part := map[string]any{"functionResponse": orderedItem{{"name", m.ToolName}, {"response", map[string]any{key: text}}}}
+			if n := len(contents); n > 0 && contents[n-1].Role == "user" && isFunctionResponses(contents[n-1].Parts) {
+				contents[n-1].Parts = append(contents[n-1].Parts, part)
+			} else {
+				contents = append(contents, &content{Role: "user", Parts: []any{part}})
+			}
+			if hasImage(m.Parts) {
+				imgs := []any{map[string]any{"text": "Tool result image:"}}
+				for _, p := range m.Parts {
+					if p.Type == PartImage {
+						imgs = append(imgs, map[string]any{"inlineData": orderedItem{{"mimeType", p.MimeType}, {"data", p.Data}}})
+					}
+				}
+				contents = append(contents, &content{Role: "user", Parts: imgs})
+			}
+		}
+	}
+	body := orderedItem{{"contents", contents}}
+	if system != "" {
+		body = append(body, kv{"systemInstruction", map[string]any{"parts": []any{map[string]any{"text": system}}}})
+	}
+	gen := orderedItem{{"maxOutputTokens", outputCap(r, req)}}
+	if r.Reasoning {
+		if r.Thinking == "" {
+			gen = append(gen, kv{"thinkingConfig", map[string]any{"thinkingBudget": 0}})
+		} else {
+			level := r.Thinking
+			if v, ok := r.ThinkingLevels[level]; ok && v != nil {
+				level = strings.ToLower(*v)
+			}
+			if googleUsesLevels(r.ModelID) {
+				switch level {
+				case "minimal", "low", "medium", "high":
+				default:
+					return nil, fmt.Errorf("%s: thinking level %q has no Google equivalent (want minimal, low, medium or high in thinkingLevelMap)", r.label(), level)
+				}
+				gen = append(gen, kv{"thinkingConfig", orderedItem{{"includeThoughts", true}, {"thinkingLevel", strings.ToUpper(level)}}})
+			} else {
+				gen = append(gen, kv{"thinkingConfig", orderedItem{{"includeThoughts", true}, {"thinkingBudget", thinkingBudget(r.Thinking)}}})
+			}
+		}
+	}
+	body = append(body, kv{"generationConfig", gen})
+	if len(req.Tools) > 0 {
+		var decls []orderedItem
+		for _, t := range req.Tools {
+			decls = append(decls, orderedItem{{"name", t.Name}, {"description", t.Description}, {"parametersJsonSchema", schemaOf(t)}})
+		}
+		body = append(body, kv{"tools", []any{map[string]any{"functionDeclarations": decls}}})
+	}
+	return encodeJSON(body)
+}
+
+func isFunctionResponses(parts []any) bool {
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok {
+			if _, ok := m["functionResponse"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var googleLevelModels = regexp.MustCompile(`gemini-3(\.\d+)?-(pro|flash)|gemini-([4-9]|[1-9]\d)|gemma-?4`)
+
+// googleUsesLevels reports whether the model takes a discrete
+// thinkingLevel rather than a thinkingBudget (Gemini 3 and later).
+func googleUsesLevels(id string) bool {
+	id = strings.ToLower(id)
+	return googleLevelModels.MatchString(id) || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
+}
+
+// googleChunk is one streamed GenerateContentResponse; only what we read.
+type googleChunk struct {
+	Candidates []struct {
+		Content struct {
+			Parts []struct {
+				Text             *string `json:"text"`
+				Thought          bool    `json:"thought"`
+				ThoughtSignature string  `json:"thoughtSignature"`
+				FunctionCall     *struct {
+					ID   string          `json:"id"`
+					Name string          `json:"name"`
+					Args json.RawMessage `json:"args"`
+				} `json:"functionCall"`
+			} `json:"parts"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+	UsageMetadata *struct {
+		PromptTokenCount        int `json:"promptTokenCount"`
+		CandidatesTokenCount    int `json:"candidatesTokenCount"`
+		ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+		CachedContentTokenCount int `json:"cachedContentTokenCount"`
+	} `json:"usageMetadata"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Status  string `json:"status"`
+	} `json:"error"`
+}
+
+// googleStream decodes a streamGenerateContent SSE stream (alt=sse): each
+// event is a whole chunk, and the stream simply ends after the last one.
+type googleStream struct {
+	label    string
+	out      *assembler
+	text     int
+	thinking int
+	calls    int
+	finished bool
+}
+
+func newGoogleStream(label string, out *assembler) *googleStream {
+	return &googleStream{label: label, out: out, text: -1, thinking: -1}
+}
+
+func (s *googleStream) event(e Event) (bool, error) {
+	data := strings.TrimSpace(e.Data)
+	if data == "" {
+		return false, nil
+	}
+	var c googleChunk
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		return false, &StreamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
+	}
+	if c.Error != nil {
+		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.Message, transient: c.Error.Code == 503 || c.Error.Code == 500 || c.Error.Status == "UNAVAILABLE"}
+	}
+	if u := c.UsageMetadata; u != nil {
+		s.out.usage = Usage{
+			InputTokens:     u.PromptTokenCount - u.CachedContentTokenCount,
+			OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			CacheReadTokens: u.CachedContentTokenCount,
+		}
+	}
+	if len(c.Candidates) == 0 {
+		return false, nil
+	}
+	cand := c.Candidates[0]
+	for _, p := range cand.Content.Parts {
+		switch {
+		case p.FunctionCall != nil:
+			s.calls++
+			id := p.FunctionCall.ID
+			if id == "" {
+				id = fmt.Sprintf("%s_%d", p.FunctionCall.Name, s.calls)
+			}
+			i := s.out.start(blockToolCall, id, p.FunctionCall.Name)
+			args := p.FunctionCall.Args
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			s.out.delta(i, string(args))
+			s.out.end(i)
+		case p.Text != nil && p.Thought:
+			if s.thinking < 0 || s.out.blocks[s.thinking].ended {
+				s.thinking = s.out.start(blockThinking, "", "")
+			}
+			if p.ThoughtSignature != "" {
+				s.out.blocks[s.thinking].sig = p.ThoughtSignature
+			}
+			s.out.delta(s.thinking, *p.Text)
+		case p.Text != nil:
+			if s.thinking >= 0 {
+				s.out.end(s.thinking)
+			}
+			if s.text < 0 {
+				s.text = s.out.start(blockText, "", "")
+			}
+			s.out.delta(s.text, *p.Text)
+		}
+	}
+	if cand.FinishReason != "" {
+		s.finished = true
+		s.out.rawStop = cand.FinishReason
+		switch cand.FinishReason {
+		case "STOP":
+			s.out.stop = StopReasonStop
+		case "MAX_TOKENS":
+			s.out.stop = StopReasonLength
+		default:
+			s.out.stop = StopReasonError
+			s.out.refusal = fmt.Sprintf("the provider stopped with finishReason %q", cand.FinishReason)
+		}
+		if s.out.stop == StopReasonStop && s.calls > 0 {
+			s.out.stop = StopReasonToolUse
+		}
+	}
+	return false, nil
+}
+
+func (s *googleStream) end() error {
+	s.out.endAll()
+	if !s.finished {
+		return &StreamError{Provider: s.label, Reason: "stream ended without a finishReason", transient: true}
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package resources
+
+const openNonblock = 0

@@ -1,0 +1,249 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Call is one tool call of a scripted reply. Args is the JSON object of
+// arguments, sent in fragments.
+type Call struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Reply is one scripted assistant message. Stop overrides the stop reason
+// ("length" to test a cut-off reply); Status, when non-zero, answers with
+// that HTTP status instead (and the reply is tried again on the next
+// request, so retries can be tested).
+type Reply struct {
+	Thinking string `json:"thinking,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Calls    []Call `json:"calls,omitempty"`
+	Stop     string `json:"stop,omitempty"`
+	Status   int    `json:"status,omitempty"`
+}
+
+// Server answers requests with the replies of its script, in order. When
+// the script runs out it answers with Fallback text.
+type Server struct {
+	Replies  []Reply
+	Fallback string
+	// Chunk is the size of the fragments text and arguments are split into
+	// (0: 7 bytes, small enough to cut tokens and JSON in odd places).
+	Chunk int
+	// Restart plays the script from the top whenever a request starts a
+	// conversation (it carries no assistant message), so one server can
+	// answer repeated runs of a benchmark.
+	Restart bool
+
+	mu       sync.Mutex
+	next     int
+	requests []json.RawMessage
+}
+
+// Requests returns the request bodies received so far.
+func (s *Server) Requests() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.requests...)
+}
+
+// Served is how many script replies were used.
+func (s *Server) Served() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
+// ServeHTTP answers POST .../chat/completions and .../messages.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil || r.Method != http.MethodPost {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	anthropic := strings.HasSuffix(r.URL.Path, "/messages")
+	if !anthropic && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	if s.Restart && !hasAssistant(body) {
+		s.next = 0
+		s.requests = nil
+	}
+	s.requests = append(s.requests, json.RawMessage(body))
+	var rep Reply
+	if s.next < len(s.Replies) {
+		rep = s.Replies[s.next]
+		if rep.Status != 0 {
+			// Answer the error once; the next request gets the reply
+			// that follows it in the script.
+			s.next++
+			s.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rep.Status)
+			fmt.Fprintf(w, `{"error":{"message":"scripted status %d"}}`, rep.Status)
+			return
+		}
+		s.next++
+	} else {
+		rep = Reply{Text: s.Fallback}
+		if rep.Text == "" {
+			rep.Text = "(the script has no more replies)"
+		}
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	if anthropic {
+		s.anthropic(w, rep)
+	} else {
+		s.openai(w, rep)
+	}
+}
+
+func (s *Server) pieces(str string) []string {
+	n := s.Chunk
+	if n <= 0 {
+		n = 7
+	}
+	var out []string
+	for len(str) > n {
+		out = append(out, str[:n])
+		str = str[n:]
+	}
+	if str != "" {
+		out = append(out, str)
+	}
+	return out
+}
+
+func callID(c Call, i int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("call_%d", i)
+}
+
+func args(c Call) string {
+	if len(c.Args) == 0 {
+		return "{}"
+	}
+	return string(c.Args)
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *Server) openai(w http.ResponseWriter, rep Reply) {
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		flush(w)
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	for _, p := range s.pieces(rep.Thinking) {
+		send(chunk(map[string]any{"reasoning_content": p}, nil))
+	}
+	for _, p := range s.pieces(rep.Text) {
+		send(chunk(map[string]any{"content": p}, nil))
+	}
+	for i, c := range rep.Calls {
+		send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(c, i), "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+		for _, p := range s.pieces(args(c)) {
+			send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil))
+		}
+	}
+	finish := "stop"
+	if len(rep.Calls) > 0 {
+		finish = "tool_calls"
+	}
+	if rep.Stop == "length" {
+		finish = "length"
+	}
+	send(chunk(map[string]any{}, finish))
+	send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted", "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	flush(w)
+}
+
+func (s *Server) anthropic(w http.ResponseWriter, rep Reply) {
+	send := func(event string, v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		flush(w)
+	}
+	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_scripted", "type": "message", "role": "assistant", "model": "scripted", "content": []any{},
+		"stop_reason": nil, "usage": map[string]any{"input_tokens": 100, "output_tokens": 1}}})
+	idx := 0
+	if rep.Thinking != "" {
+		send("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "thinking", "thinking": ""}})
+		for _, p := range s.pieces(rep.Thinking) {
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "thinking_delta", "thinking": p}})
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
+	if rep.Text != "" {
+		send("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, p := range s.pieces(rep.Text) {
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "text_delta", "text": p}})
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
+	for i, c := range rep.Calls {
+		send("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{
+			"type": "tool_use", "id": callID(c, i), "name": c.Name, "input": map[string]any{}}})
+		for _, p := range s.pieces(args(c)) {
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
+	stop := "end_turn"
+	if len(rep.Calls) > 0 {
+		stop = "tool_use"
+	}
+	if rep.Stop == "length" {
+		stop = "max_tokens"
+	}
+	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop}, "usage": map[string]any{"output_tokens": 10}})
+	send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// hasAssistant reports whether a request body carries an assistant message
+// (in either wire shape).
+func hasAssistant(body []byte) bool {
+	var req struct {
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			return true
+		}
+	}
+	return false
+}
