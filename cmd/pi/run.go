@@ -291,7 +291,7 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 		if r.dryRun {
 			if out.on {
 				out.emit(map[string]any{"type": "request", "body": json.RawMessage(turn.Body)})
-			} else if _, err := fmt.Fprintf(a.stdout, "%s\n", turn.Body); err != nil {
+			} else if _, err := fmt.Fprintf(a.stdout, "%s\n", a.display(string(turn.Body))); err != nil {
 				return err
 			}
 			continue
