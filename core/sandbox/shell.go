@@ -15,10 +15,10 @@ const HelperArg = "__sandbox-exec"
 // arguments (not the environment, so the confined command does not
 // inherit it).
 type spec struct {
-	Write   []string `json:"write,omitempty"`
+	Write   []string   `json:"write,omitempty"`
 	Create  []cacheDir `json:"create,omitempty"`
-	Devices []string `json:"devices,omitempty"`
-	Network bool     `json:"network"`
+	Devices []string   `json:"devices,omitempty"`
+	Network bool       `json:"network"`
 }
 
 // cacheDir is a build cache to create, if missing, when Tool is installed.
