@@ -17,6 +17,7 @@ import (
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/core/tool"
@@ -251,12 +252,6 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 	if r.transcript && !out.on {
 		plain = newPlainTranscript(a.stdout)
 	}
-	runner.Emit = func(e agent.Event) {
-		out.emit(e)
-		if plain != nil {
-			plain.event(e)
-		}
-	}
 	if replay != nil {
 		runner.Model = replay.Stream
 	}
@@ -272,11 +267,22 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	rt := runtime.New(ctx, runner)
+	rt.Subscribe(func(e agent.Event) {
+		out.emit(e)
+		if plain != nil {
+			plain.event(e)
+		}
+	})
 
 	var last *session.Turn
 	var runErr error
 	for _, in := range inputs {
-		turn, err := runner.Turn(ctx, in, r.dryRun)
+		run := rt.Run
+		if r.dryRun {
+			run = rt.DryRun
+		}
+		turn, err := run(in)
 		printDiagnostics(a.stderr, w.diagnostics())
 		if turn != nil {
 			a.piRecords(out, r, turn)
@@ -303,12 +309,6 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 			continue
 		}
 		last = turn
-		if out.on {
-			out.emit(struct {
-				Type    string `json:"type"`
-				Aborted bool   `json:"aborted"`
-			}{"agent_settled", false})
-		}
 	}
 	if replay != nil {
 		for _, m := range replay.Mismatches() {
