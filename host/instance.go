@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"reflect"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ type instance struct {
 	main   api.Module // the guest module itself
 	kernel api.Module // Extism's kernel module of this instance
 	mem    api.Memory // the guest's linear memory; nil if it has none
-	stderr *tailBuffer
+	stderr *headBuffer
 	// logLines counts log lines outside calls (instantiation, warm-up).
 	logLines int
 
@@ -136,7 +137,7 @@ const fixedWalltime = 978307200
 // newInstance instantiates the compiled module with the granted
 // capabilities. It does not call into the guest.
 func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
-	inst := &instance{stderr: &tailBuffer{max: 8 << 10}}
+	inst := &instance{stderr: &headBuffer{max: 8 << 10}}
 	mc := wazero.NewModuleConfig().WithStderr(inst.stderr)
 	if e.caps.Clock {
 		mc = mc.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
@@ -273,6 +274,9 @@ func classify(ctx context.Context, err error, stderr string, d time.Duration) (C
 		return CauseCanceled, errors.New("call canceled")
 	}
 	detail := firstLine(stderr)
+	if site := panicSite(stderr); site != "" && strings.HasPrefix(detail, "panic:") {
+		detail += " at " + site
+	}
 	if strings.Contains(stderr, "out of memory") || strings.Contains(err.Error(), "out of memory") && !strings.Contains(err.Error(), "out of bounds") {
 		if detail == "" {
 			detail = err.Error()
@@ -295,6 +299,44 @@ func trimErr(err error) error {
 	return err
 }
 
+// panicSite reads a Go traceback on a guest's stderr and returns where the
+// panic started, as "file.go:line in function": the first frame after the
+// "goroutine" header that is not the runtime's own. A frame is a function
+// line followed by a tab-indented "file:line +0x…" line. Other languages'
+// guests print no such trace and get "".
+func panicSite(stderr string) string {
+	lines := strings.Split(stderr, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "goroutine ") {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	for i := start; i+1 < len(lines); i++ {
+		fn, loc := lines[i], lines[i+1]
+		if !strings.HasPrefix(loc, "\t") || strings.HasPrefix(fn, "\t") {
+			continue
+		}
+		i++
+		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") {
+			continue
+		}
+		loc = strings.TrimSpace(loc)
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		if j := strings.LastIndex(fn, "("); j > 0 {
+			fn = fn[:j]
+		}
+		return path.Base(loc) + " in " + fn
+	}
+	return ""
+}
+
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -304,14 +346,16 @@ func firstLine(s string) string {
 	return ""
 }
 
-// tailBuffer keeps the first max bytes written to it (a guest's stderr).
-type tailBuffer struct {
+// headBuffer keeps the first max bytes written to it (a guest's stderr):
+// a Go panic prints its message and the innermost frames first, which is
+// what a report needs; what follows may be dropped.
+type headBuffer struct {
 	mu  sync.Mutex
 	max int
 	buf bytes.Buffer
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *headBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if room := t.max - t.buf.Len(); room > 0 {
@@ -320,13 +364,13 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+func (t *headBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf.String()
 }
 
-func (t *tailBuffer) reset() {
+func (t *headBuffer) reset() {
 	t.mu.Lock()
 	t.buf.Reset()
 	t.mu.Unlock()
