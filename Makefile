@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin/pi
 PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 
-.PHONY: all build plugins test run bench lint fuzz clean
+.PHONY: all build plugins test run bench lint fuzz clean interop
 
 all: build plugins
 
@@ -41,6 +41,11 @@ bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [ -x bench/e2e.sh ]; then bench/e2e.sh; fi
 	bench/agent.sh --no-build
+
+# pi and the established harness take turns on one agent dir and one session
+# (installs the peer into .cache/bench on first use; needs the npm registry).
+interop:
+	scripts/interop.sh
 
 fuzz:
 	scripts/fuzz.sh

@@ -243,7 +243,7 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 			return tr.Append(session.Entry{Type: session.TypeDecision, Decision: &d})
 		}}
 	out := &eventWriter{w: a.stdout, on: r.mode == "json"}
-	client := &provider.Client{}
+	client := &provider.Client{Version: version}
 	runner := &session.Runner{
 		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
 		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,

@@ -125,7 +125,7 @@ func (r *Runner) TurnFunneled(ctx context.Context, in Funneled, images []prompt.
 
 	tr := r.Transcript
 	if dryRun {
-		tr = &Transcript{Header: tr.Header, Entries: append([]Entry(nil), tr.Branch()...)}
+		tr = tr.scratch()
 	}
 	if err := r.record(tr, t, p); err != nil {
 		return nil, err
@@ -265,6 +265,16 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 	}
 	out := head
 	out.Content = prompt.Content{Blocks: b.final(resp)}
+	if resp.ThinkingSignature != "" {
+		// Anthropic takes thinking back only with its signature: keep it
+		// on the (last) thinking block so the next request can send it.
+		for i := len(out.Content.Blocks) - 1; i >= 0; i-- {
+			if out.Content.Blocks[i].Type == "thinking" {
+				out.Content.Blocks[i].Signature = resp.ThinkingSignature
+				break
+			}
+		}
+	}
 	out.StopReason = resp.StopReason
 	u := resp.Usage
 	out.Usage = &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
@@ -377,6 +387,9 @@ func (b *blocks) final(resp provider.Response) []prompt.Block {
 // user's message follows (the loop records it).
 func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 	branch := tr.Branch()
+	// A session another harness started: its prompt is not ours, so ours
+	// begins a new series and takes the head slot.
+	foreign := Foreign(branch)
 	prev, hadSystem := CurrentSystem(branch)
 	next := prompt.SectionsOf(p.Rendered)
 	patch := prompt.DiffSections(prev.Sections, next)
@@ -391,7 +404,7 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 	}
 
 	inHistory := r.Route.AcceptsSystemInHistory()
-	startsSeries := hadSystem && toolsChanged
+	startsSeries := hadSystem && toolsChanged || foreign
 	nodes := SystemNodes(History(tr.Branch()))
 	// An update note only makes sense after a system message that said
 	// something: after an empty head the full prompt goes out.
