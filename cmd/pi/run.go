@@ -187,8 +187,14 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 		}
 		replay.Cwd = w.loaded.Cwd
 		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
-	} else if route, err = a.route(w.loaded.AgentDir, r.model, r.dryRun); err != nil {
-		return err
+	} else {
+		spec := r.model
+		if r.provider != "" && !strings.HasPrefix(spec, r.provider+"/") {
+			spec = r.provider + "/" + spec
+		}
+		if route, err = a.route(w.loaded.AgentDir, spec, r.dryRun); err != nil {
+			return err
+		}
 	}
 	if r.apiKey != "" {
 		route.APIKey = r.apiKey
