@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin/pi
 PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 
-.PHONY: all build plugins test run bench lint fuzz clean interop
+.PHONY: all build plugins test run bench lint fuzz clean interop interop-trust
 
 all: build plugins
 
@@ -21,6 +21,11 @@ plugins:
 
 test: build plugins
 	$(GO) test ./...
+
+# Trust decisions written by pi and by the TypeScript pi (when installed,
+# as bench/ installs it) are honoured by the other, on one agent directory.
+interop-trust: build
+	sh scripts/interop-trust.sh
 
 # The main job: a recorded task replayed on a fresh copy of examples/demo
 # (no network, no key): the agent runs the failing tests, reads the code,
