@@ -6,7 +6,7 @@ PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: all build plugins test run bench lint fuzz clean
+.PHONY: all build plugins test run bench lint fuzz clean interop interop-trust
 
 all: build plugins
 
@@ -25,6 +25,11 @@ plugins:
 
 test: build plugins
 	$(GO) test ./...
+
+# Trust decisions written by pi and by the TypeScript pi (when installed,
+# as bench/ installs it) are honoured by the other, on one agent directory.
+interop-trust: build
+	sh scripts/interop-trust.sh
 
 # The main job: a recorded task replayed on a fresh copy of examples/demo
 # (no network, no key): the agent runs the failing tests, reads the code,
@@ -45,6 +50,11 @@ bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [ -x bench/e2e.sh ]; then bench/e2e.sh; fi
 	bench/agent.sh --no-build
+
+# pi and the established harness take turns on one agent dir and one session
+# (installs the peer into .cache/bench on first use; needs the npm registry).
+interop:
+	scripts/interop.sh
 
 fuzz:
 	scripts/fuzz.sh

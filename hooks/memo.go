@@ -12,10 +12,11 @@ import (
 )
 
 // Memoizable is implemented by handlers whose results are a pure function
-// of their inputs (a WASM guest with no clock, randomness, network,
-// environment or file grant). Identity names the code and configuration:
-// two handlers with the same identity give the same result for the same
-// event and fetched values.
+// of their inputs (a WASM guest with no clock, randomness, network or
+// environment grant). A file grant does not make a guest impure: the files
+// it reads are fetched values, and so part of the key. Identity names the
+// code and configuration: two handlers with the same identity give the same
+// result for the same event and fetched values.
 type Memoizable interface {
 	MemoIdentity() (identity string, pure bool)
 }

@@ -44,6 +44,6 @@
 //
 // Extism exposes only its kernel's memory to host functions, not the
 // guest's. The host finds the guest's linear memory once per instance
-// (see guestModule) and copies payloads straight into and out of it, so a
+// (see pluginModules) and copies payloads straight into and out of it, so a
 // payload crosses the boundary in one copy.
 package host

@@ -75,7 +75,7 @@ func TestHostileGuests(t *testing.T) {
 	}{
 		{"loop", CauseTimeout, "deadline of 1s"},
 		{"alloc", CauseMemory, "out of memory"},
-		{"panic", CauseTrap, "hostile guest gives up"},
+		{"panic", CauseTrap, "hostile guest gives up at main.go:"},
 		{"badjson", CauseBadEnvelope, "invalid character"},
 		{"big", CauseOutputTooLarge, "exceeds the limit of 1048576"},
 		{"net", CauseTrap, "is not allowed"},
@@ -305,7 +305,8 @@ func TestGuestErrorsKeepInstance(t *testing.T) {
 	e := load1(t, "sdkguest", "name: sdk\nabi: 1\nhooks: [before_agent_start, input]\n")
 	_, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "panic"}, nil)
 	ce := callErr(t, err, "sdk", CauseGuestError)
-	if !strings.Contains(ce.Err.Error(), "panic: assignment to entry in nil map") {
+	// The SDK names where the guest panicked.
+	if !strings.Contains(ce.Err.Error(), "panic: assignment to entry in nil map at main.go:") {
 		t.Fatal(ce)
 	}
 	_, err = e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "error"}, nil)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,7 @@ type instance struct {
 	mod    api.Module // the guest module
 	mem    api.Memory // its linear memory; nil if it has none
 	k      *kernel    // its Extism kernel state
-	stderr *tailBuffer
+	stderr *headBuffer
 	// logLines counts log lines outside calls (instantiation, warm-up).
 	logLines int
 
@@ -90,7 +91,7 @@ const fixedWalltime = 978307200
 // WASI reactor, such as a Go c-shared module, or __wasm_call_ctors). It
 // does not call pi_abi_version.
 func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
-	inst := &instance{stderr: &tailBuffer{max: 8 << 10}, fns: map[string]api.Function{}}
+	inst := &instance{stderr: &headBuffer{max: 8 << 10}, fns: map[string]api.Function{}}
 	inst.k = newKernel(e.limits.MemoryMiB << 20)
 	// An empty name lets an old instance and its replacement coexist in
 	// the extension's runtime; start functions are run below, under the
@@ -170,6 +171,9 @@ func classify(ctx context.Context, err error, stderr string, d time.Duration) (C
 		return CauseCanceled, errors.New("call canceled")
 	}
 	detail := firstLine(stderr)
+	if site := panicSite(stderr); site != "" && strings.HasPrefix(detail, "panic:") {
+		detail += " at " + site
+	}
 	if strings.Contains(stderr, "out of memory") || strings.Contains(err.Error(), "out of memory") && !strings.Contains(err.Error(), "out of bounds") {
 		if detail == "" {
 			detail = err.Error()
@@ -192,6 +196,44 @@ func trimErr(err error) error {
 	return err
 }
 
+// panicSite reads a Go traceback on a guest's stderr and returns where the
+// panic started, as "file.go:line in function": the first frame after the
+// "goroutine" header that is not the runtime's own. A frame is a function
+// line followed by a tab-indented "file:line +0x…" line. Other languages'
+// guests print no such trace and get "".
+func panicSite(stderr string) string {
+	lines := strings.Split(stderr, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "goroutine ") {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	for i := start; i+1 < len(lines); i++ {
+		fn, loc := lines[i], lines[i+1]
+		if !strings.HasPrefix(loc, "\t") || strings.HasPrefix(fn, "\t") {
+			continue
+		}
+		i++
+		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.") {
+			continue
+		}
+		loc = strings.TrimSpace(loc)
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		if j := strings.LastIndex(fn, "("); j > 0 {
+			fn = fn[:j]
+		}
+		return path.Base(loc) + " in " + fn
+	}
+	return ""
+}
+
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -201,14 +243,16 @@ func firstLine(s string) string {
 	return ""
 }
 
-// tailBuffer keeps the first max bytes written to it (a guest's stderr).
-type tailBuffer struct {
+// headBuffer keeps the first max bytes written to it (a guest's stderr):
+// a Go panic prints its message and the innermost frames first, which is
+// what a report needs; what follows may be dropped.
+type headBuffer struct {
 	mu  sync.Mutex
 	max int
 	buf bytes.Buffer
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *headBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if room := t.max - t.buf.Len(); room > 0 {
@@ -217,13 +261,13 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+func (t *headBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf.String()
 }
 
-func (t *tailBuffer) reset() {
+func (t *headBuffer) reset() {
 	t.mu.Lock()
 	t.buf.Reset()
 	t.mu.Unlock()

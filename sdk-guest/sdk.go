@@ -3,7 +3,10 @@ package sdk
 import (
 	"encoding/json"
 	"fmt"
+	"path"
+	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/piwasm/pi/abi"
 )
@@ -166,7 +169,7 @@ func run[T any, E event[T]](handle func(ev E) (abi.JSONAppender, error)) int32 {
 func envelope[T any, E event[T]](buf []byte, handle func(ev E) (abi.JSONAppender, error)) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
-			out = abi.AppendError(buf[:0], fmt.Sprintf("panic: %v", p))
+			out = abi.AppendError(buf[:0], fmt.Sprintf("panic: %v%s", p, panicSite()))
 		}
 	}()
 	raw, err := fetchInto(abi.KeyEvent)
@@ -186,6 +189,28 @@ func envelope[T any, E event[T]](buf []byte, handle func(ev E) (abi.JSONAppender
 		return abi.AppendError(buf[:0], "encoding result: "+err.Error())
 	}
 	return b
+}
+
+// panicSite names where the panic being recovered started, as " at
+// file.go:line in function", or "" when the stack does not say. Called from
+// the deferred function, the stack reads: this function, the deferred
+// function, runtime.gopanic and runtime helpers (a nil map write, an index
+// out of range), then the guest code that panicked.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	seenPanic := false
+	for {
+		f, more := frames.Next()
+		if f.Function == "runtime.gopanic" {
+			seenPanic = true
+		} else if seenPanic && !strings.HasPrefix(f.Function, "runtime.") && f.File != "" {
+			return fmt.Sprintf(" at %s:%d in %s", path.Base(f.File), f.Line, f.Function)
+		}
+		if !more {
+			return ""
+		}
+	}
 }
 
 // noEvent is the (ignored) event of pi_commands.

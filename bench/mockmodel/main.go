@@ -75,7 +75,7 @@ func main() {
 		if err := json.Unmarshal(data, &replies); err != nil {
 			log.Fatalf("mockmodel: %s: %v", *script, err)
 		}
-		handler = &scripted.Server{Replies: replies, Fallback: *reply, Restart: true}
+		handler = &scripted.Server{Replies: replies, Fallback: *reply, Restart: true, Log: logw}
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -71,7 +71,7 @@ func (a *app) cmdExtInstall(args []string) error {
 	}
 	if *project {
 		if trusted, _, _ := resources.StoredTrust(a.agentDir(), projDir); !trusted {
-			fmt.Fprintf(a.stdout, "note: project extensions load only in trusted projects; run `pi trust %s` once, or pass --approve (-a) on each run\n", projDir)
+			fmt.Fprintf(a.stdout, "note: project extensions load only in trusted projects; run `pi trust %s` once, or pass --approve (-a) on each run\n", shellWord(projDir))
 		}
 	}
 	return a.grantOnInstall(pkg, *yes, rest[0])

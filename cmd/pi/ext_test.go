@@ -354,7 +354,9 @@ func TestExtLifecycle(t *testing.T) {
 		}
 
 		// --project installs into the project; it loads only when trusted.
-		c.must("ext", "install", hello, "--project", "--cwd", proj)
+		if out := c.must("ext", "install", hello, "--project", "--cwd", proj); !strings.Contains(out, "pi trust "+proj) {
+			t.Fatalf("install --project does not say how to trust the project:\n%s", out)
+		}
 		if _, err := os.Stat(filepath.Join(proj, ".pi", "extensions", "hello", "hello.wasm")); err != nil {
 			t.Fatal(err)
 		}

@@ -94,7 +94,10 @@ func signalExit(s os.Signal) int {
 const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
 
 Usage:
-  pi -p TEXT [flags]          run one prompt against the configured model and print the reply
+  pi [options] [@files...] [messages...]
+                              run the messages as an agent (with -p: print the final reply and exit;
+                              --mode json: one event per line); piped stdin and @files join the first
+  pi -p --model replay:FILE MSG   replay a recorded session's replies against today's tools
   pi prompt [flags]           print the system prompt the next request would carry
   pi expand [flags] -- TEXT   show what an input line becomes before it is sent
   pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust

@@ -17,6 +17,7 @@ import (
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/core/tool"
@@ -186,8 +187,14 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 		}
 		replay.Cwd = w.loaded.Cwd
 		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
-	} else if route, err = a.route(w.loaded.AgentDir, r.model, r.dryRun); err != nil {
-		return err
+	} else {
+		spec := r.model
+		if r.provider != "" && !strings.HasPrefix(spec, r.provider+"/") {
+			spec = r.provider + "/" + spec
+		}
+		if route, err = a.route(w.loaded.AgentDir, spec, r.dryRun); err != nil {
+			return err
+		}
 	}
 	if r.apiKey != "" {
 		route.APIKey = r.apiKey
@@ -242,7 +249,7 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 			return tr.Append(session.Entry{Type: session.TypeDecision, Decision: &d})
 		}}
 	out := &eventWriter{w: a.stdout, on: r.mode == "json"}
-	client := &provider.Client{}
+	client := &provider.Client{Version: version}
 	runner := &session.Runner{
 		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
 		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
@@ -250,12 +257,6 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 	var plain *plainTranscript
 	if r.transcript && !out.on {
 		plain = newPlainTranscript(a.stdout)
-	}
-	runner.Emit = func(e agent.Event) {
-		out.emit(e)
-		if plain != nil {
-			plain.event(e)
-		}
 	}
 	if replay != nil {
 		runner.Model = replay.Stream
@@ -272,11 +273,22 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	rt := runtime.New(ctx, runner)
+	rt.Subscribe(func(e agent.Event) {
+		out.emit(e)
+		if plain != nil {
+			plain.event(e)
+		}
+	})
 
 	var last *session.Turn
 	var runErr error
 	for _, in := range inputs {
-		turn, err := runner.Turn(ctx, in, r.dryRun)
+		run := rt.Run
+		if r.dryRun {
+			run = rt.DryRun
+		}
+		turn, err := run(in)
 		printDiagnostics(a.stderr, w.diagnostics())
 		if turn != nil {
 			a.piRecords(out, r, turn)
@@ -291,7 +303,7 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 		if r.dryRun {
 			if out.on {
 				out.emit(map[string]any{"type": "request", "body": json.RawMessage(turn.Body)})
-			} else if _, err := fmt.Fprintf(a.stdout, "%s\n", turn.Body); err != nil {
+			} else if _, err := fmt.Fprintf(a.stdout, "%s\n", a.display(string(turn.Body))); err != nil {
 				return err
 			}
 			continue
@@ -303,12 +315,6 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 			continue
 		}
 		last = turn
-		if out.on {
-			out.emit(struct {
-				Type    string `json:"type"`
-				Aborted bool   `json:"aborted"`
-			}{"agent_settled", false})
-		}
 	}
 	if replay != nil {
 		for _, m := range replay.Mismatches() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -94,7 +95,8 @@ func TestSandboxCheck(t *testing.T) {
 
 // TestDemoDevelopmentInWorkspaceMode runs the demo project's ordinary
 // commands through the real bash tool in the default sandbox, with the real
-// home and Go caches.
+// home and caches. The demo keeps a deliberate bug for `make run` to fix, so
+// go test is compared with an unconfined run rather than required to pass.
 func TestDemoDevelopmentInWorkspaceMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go tool")
@@ -104,31 +106,57 @@ func TestDemoDevelopmentInWorkspaceMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	home, _ := os.UserHomeDir()
-	p, err := sandbox.Build(sandbox.Inputs{Cwd: demo, Home: home, Tmp: os.TempDir(), Getenv: os.Getenv})
-	if err != nil {
-		t.Fatal(err)
+	policy := func(mode string) *sandbox.Policy {
+		p, err := sandbox.Build(sandbox.Inputs{Flags: sandbox.Flags{Mode: mode}, Cwd: demo, Home: home, Tmp: os.TempDir(), Getenv: os.Getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
+	p := policy("workspace")
 	if !p.Confined() {
 		if p.Notice() == "" {
 			t.Fatal("unconfined policy without a notice")
 		}
 		t.Logf("kernel cannot confine: %s", p.Notice())
 	}
-	exe, _ := os.Executable()
-	env := p.Apply(builtin.Env{Cwd: demo}, exe)
-	var bash tool.Tool
-	for _, tl := range p.AnnotateBash(builtin.Tools(env)) {
-		if tl.Name == "bash" {
-			bash = tl
+	bash := func(p *sandbox.Policy, script string) tool.Result {
+		exe, _ := os.Executable()
+		for _, tl := range p.AnnotateBash(builtin.Tools(p.Apply(builtin.Env{Cwd: demo}, exe))) {
+			if tl.Name == "bash" {
+				res, err := tl.Run(context.Background(), tool.Call{ID: "1", Name: "bash", Args: map[string]any{"command": script, "timeout": float64(300)}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
 		}
+		t.Fatal("no bash tool")
+		return tool.Result{}
 	}
-	script := "set -e; go vet ./... && go test ./... && go build -o /dev/null ./src && test -z \"$(gofmt -l .)\" && echo demo-ok"
-	res, err := bash.Run(context.Background(), tool.Call{ID: "1", Name: "bash", Args: map[string]any{"command": script, "timeout": float64(300)}}, nil)
-	if err != nil {
-		t.Fatal(err)
+
+	script := "set -e; go vet ./... && go build -o /dev/null ./src && test -z \"$(gofmt -l .)\""
+	// The npm and pip caches, where those tools are installed, take writes
+	// (npm cache verify itself is too slow for a test on a big cache).
+	if _, err := exec.LookPath("npm"); err == nil {
+		script += ` && d=$(npm config get cache) && mkdir -p "$d/_pi_probe" && rmdir "$d/_pi_probe"`
 	}
-	if res.IsError || !strings.Contains(res.Text(), "demo-ok") {
+	if _, err := exec.LookPath("pip3"); err == nil {
+		script += ` && d=$(pip3 cache dir) && mkdir -p "$d/_pi_probe" && rmdir "$d/_pi_probe"`
+	}
+	script += " && echo demo-ok"
+	if res := bash(p, script); res.IsError || !strings.Contains(res.Text(), "demo-ok") {
 		t.Errorf("demo development commands failed in workspace mode:\n%s", res.Text())
+	}
+
+	failures := regexp.MustCompile(`(?m)^\s*--- FAIL: \S+|^ok\s+\S+|^FAIL\s+\S+`)
+	confined := bash(p, "go test -count=1 ./...")
+	plain := bash(policy("off"), "go test -count=1 ./...")
+	if confined.IsError != plain.IsError || strings.Join(failures.FindAllString(confined.Text(), -1), "\n") != strings.Join(failures.FindAllString(plain.Text(), -1), "\n") {
+		t.Errorf("go test differs in workspace mode:\n--- confined\n%s\n--- unconfined\n%s", confined.Text(), plain.Text())
+	}
+	if regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|sandbox`).MatchString(confined.Text()) {
+		t.Errorf("go test hit the sandbox:\n%s", confined.Text())
 	}
 }
 

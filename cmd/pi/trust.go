@@ -74,3 +74,12 @@ func (a *app) cmdTrust(_ context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, "%s is no longer trusted (removed from %s)\n", dir, store)
 	return nil
 }
+
+// shellWord quotes s for a POSIX shell when it holds anything a shell would
+// split or expand, so a printed command can be pasted as it is.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\*?[]#~;&|<>(){}!") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

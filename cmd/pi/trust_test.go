@@ -73,3 +73,11 @@ func TestTrustCommand(t *testing.T) {
 		t.Errorf("foreign file rewritten: %s", data)
 	}
 }
+
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{"/a/b": "/a/b", "/my proj": "'/my proj'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'"} {
+		if got := shellWord(in); got != want {
+			t.Errorf("%q: %s, want %s", in, got, want)
+		}
+	}
+}

@@ -23,6 +23,9 @@ const (
 	AutoRetryStart      = "auto_retry_start"
 	AutoRetryEnd        = "auto_retry_end"
 	QueueUpdate         = "queue_update"
+	// AgentSettled: the session will not go on by itself (no queued
+	// messages left); Aborted says whether the run was stopped.
+	AgentSettled = "agent_settled"
 )
 
 // Delta is one piece of a streaming assistant message (the established
@@ -90,6 +93,8 @@ type Event struct {
 	Success              bool
 	// queue_update
 	Steering, FollowUp []string
+	// agent_settled
+	Aborted bool
 }
 
 // MarshalJSON writes the event in the established harness's JSON-mode
@@ -143,6 +148,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case QueueUpdate:
 		w.field("steering", nonNilS(e.Steering))
 		w.field("followUp", nonNilS(e.FollowUp))
+	case AgentSettled:
+		w.field("aborted", e.Aborted)
 	}
 	return w.close()
 }

@@ -167,6 +167,9 @@ func TestSectionDiffConformance(t *testing.T) {
 		}
 	}
 	readCases(t, "section-diff.json", &file)
+	if len(file.Cases) == 0 {
+		t.Fatal("no cases")
+	}
 	for _, c := range file.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			got := DiffSections(c.Inputs[0], c.Inputs[1])
@@ -195,6 +198,9 @@ func TestSystemMessagesConformance(t *testing.T) {
 		}
 	}
 	readCases(t, "system-messages.json", &file)
+	if len(file.Cases) == 0 {
+		t.Fatal("no cases")
+	}
 	for _, c := range file.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			switch c.Function {
@@ -303,6 +309,9 @@ func TestProjectionDecisionTable(t *testing.T) {
 		}
 	}
 	readCases(t, "projection.json", &file)
+	if len(file.DecisionTable) == 0 {
+		t.Fatal("no cases")
+	}
 	for _, c := range file.DecisionTable {
 		t.Run(c.ID, func(t *testing.T) {
 			got := Decide(c.Input.SystemNodes, c.Input.Rendered, c.Input.InHistory, c.Input.StartsSeries)

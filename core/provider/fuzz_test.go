@@ -113,7 +113,7 @@ func FuzzModelsJSON(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if p, id, ok := strings.Cut(spec, "/"); ok && r.Provider == p && r.ModelID != id && p != "azure" {
+			if p, id, ok := strings.Cut(strings.TrimSpace(spec), "/"); ok && r.Provider == p && !strings.EqualFold(r.ModelID, strings.TrimSpace(id)) && p != "azure" {
 				t.Fatalf("Resolve(%q) gave model %q", spec, r.ModelID)
 			}
 			if r.AcceptsSystemInHistory() && (r.Compat == nil || !r.Compat.MidConvoSystemMessages) {

@@ -26,8 +26,8 @@ func normalizeText(s string) string {
 // splitFrontmatter separates a leading `---` fenced block from the rest of a
 // markdown file. The opening and closing fences are lines holding only
 // `---` (trailing blanks allowed). ok is false when there is no complete
-// block, in which case body is the whole (normalized) text. start is the
-// 1-based line of the first YAML line.
+// block, in which case body is the whole (normalized) text. The YAML always
+// starts on the file's second line, after the opening fence.
 func splitFrontmatter(content string) (yamlText, body string, ok bool) {
 	content = normalizeText(content)
 	first, rest, found := strings.Cut(content, "\n")

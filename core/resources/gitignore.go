@@ -42,8 +42,9 @@ func (g *Gitignore) Len() int { return len(g.rules) }
 
 func parseIgnoreLine(line string) (ignoreRule, bool) {
 	line = strings.TrimSuffix(line, "\r")
-	// Trailing blanks are dropped unless escaped with a backslash.
-	for strings.HasSuffix(line, " ") || strings.HasSuffix(line, "\t") {
+	// Trailing spaces are dropped unless escaped with a backslash. Git
+	// keeps trailing tabs (checked with git check-ignore), so do we.
+	for strings.HasSuffix(line, " ") {
 		if strings.HasSuffix(line[:len(line)-1], "\\") {
 			break
 		}

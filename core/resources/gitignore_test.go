@@ -65,7 +65,14 @@ func TestGitignoreMatch(t *testing.T) {
 		{"trailing spaces trimmed unless escaped", "x  \ny\\ \n", []probe{
 			{"x", false, true}, {"y ", false, true}, {"y", false, false},
 		}},
+		// As git check-ignore: "foo<TAB>" matches only a name ending in a tab.
+		{"trailing tab kept", "foo\t\n", []probe{
+			{"foo\t", false, true}, {"foo", false, false},
+		}},
 		{"crlf", "a.txt\r\n", []probe{{"a.txt", false, true}}},
+	}
+	if len(cases) == 0 {
+		t.Fatal("no cases")
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

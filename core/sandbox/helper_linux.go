@@ -47,8 +47,15 @@ func helper(args []string) error {
 		return err
 	}
 	for _, d := range s.Create {
-		// Best effort: a cache that cannot be created is simply absent.
-		_ = os.MkdirAll(d, 0o755)
+		// A cache for a program that is not installed is not created, so
+		// home does not fill with other tools' directories. Best effort: a
+		// cache that cannot be created is simply absent.
+		if _, err := os.Stat(d.Path); err == nil {
+			continue
+		}
+		if _, err := exec.LookPath(d.Tool); err == nil {
+			_ = os.MkdirAll(d.Path, 0o755)
+		}
 	}
 	if err := confine(s); err != nil {
 		return fmt.Errorf("cannot confine the command, not running it: %w", err)

@@ -187,6 +187,16 @@ func TestHostileCommands(t *testing.T) {
 			t.Error("writes inside the tree did not happen")
 		}
 	})
+	t.Run("caches of installed tools only", func(t *testing.T) {
+		// By now the helper has run: the Go caches under the scratch home
+		// exist when go is installed, caches of missing tools do not.
+		for tool, dir := range map[string]string{"go": filepath.Join(w.home, ".cache", "go-build"), "cargo": filepath.Join(w.home, ".cargo", "registry"), "npm": filepath.Join(w.home, ".npm")} {
+			_, err := exec.LookPath(tool)
+			if exists(dir) != (err == nil) {
+				t.Errorf("%s installed: %v, %s created: %v", tool, err == nil, dir, exists(dir))
+			}
+		}
+	})
 	t.Run("control: mode off writes outside", func(t *testing.T) {
 		off := w.policy(t, sandbox.Flags{Mode: "off"})
 		run(t, off, w.tree, "touch ../sibling/control")

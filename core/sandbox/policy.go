@@ -62,9 +62,10 @@ type Root struct {
 	Path   string `json:"path"`   // absolute, symlinks resolved
 	Reason string `json:"reason"` // "working tree", "temp dir", "Go build cache", "settings: FILE", ...
 
-	// create marks build caches the helper creates when missing, so a
+	// tool names the program whose cache this is; the helper creates the
+	// directory when it is missing and the program is installed, so a
 	// first "go build" can start its cache although home is not writable.
-	create bool
+	tool string
 }
 
 // Policy is the effective sandbox for a run. Build it with [Build]; the
@@ -168,12 +169,13 @@ func defaultRoots(in Inputs, s Settings) []Root {
 		getenv = func(string) string { return "" }
 	}
 	var roots []Root
-	add := func(path, reason string) {
+	addFor := func(tool, path, reason string) {
 		if path == "" || !filepath.IsAbs(path) {
 			return
 		}
-		roots = append(roots, Root{Path: resolve(path), Reason: reason, create: strings.HasSuffix(reason, "cache")})
+		roots = append(roots, Root{Path: resolve(path), Reason: reason, tool: tool})
 	}
+	add := func(path, reason string) { addFor("", path, reason) }
 	add(in.Cwd, "working tree")
 	add(in.Tmp, "temp dir")
 	if runtime.GOOS == "linux" {
@@ -185,23 +187,23 @@ func defaultRoots(in Inputs, s Settings) []Root {
 		cacheHome = filepath.Join(home, ".cache")
 	}
 	if v := getenv("GOCACHE"); v != "" && v != "off" {
-		add(v, "Go build cache")
+		addFor("go", v, "Go build cache")
 	} else if cacheHome != "" {
-		add(filepath.Join(cacheHome, "go-build"), "Go build cache")
+		addFor("go", filepath.Join(cacheHome, "go-build"), "Go build cache")
 	}
 	switch {
 	case getenv("GOMODCACHE") != "":
-		add(getenv("GOMODCACHE"), "Go module cache")
+		addFor("go", getenv("GOMODCACHE"), "Go module cache")
 	case getenv("GOPATH") != "":
-		add(filepath.Join(filepath.SplitList(getenv("GOPATH"))[0], "pkg", "mod"), "Go module cache")
+		addFor("go", filepath.Join(filepath.SplitList(getenv("GOPATH"))[0], "pkg", "mod"), "Go module cache")
 	case home != "":
-		add(filepath.Join(home, "go", "pkg", "mod"), "Go module cache")
+		addFor("go", filepath.Join(home, "go", "pkg", "mod"), "Go module cache")
 	}
 	if home != "" {
-		add(filepath.Join(home, ".npm"), "npm cache")
-		add(filepath.Join(cacheHome, "pip"), "pip cache")
-		add(filepath.Join(home, ".cargo", "registry"), "cargo cache")
-		add(filepath.Join(home, ".cargo", "git"), "cargo cache")
+		addFor("npm", filepath.Join(home, ".npm"), "npm cache")
+		addFor("pip3", filepath.Join(cacheHome, "pip"), "pip cache")
+		addFor("cargo", filepath.Join(home, ".cargo", "registry"), "cargo cache")
+		addFor("cargo", filepath.Join(home, ".cargo", "git"), "cargo cache")
 	}
 	for _, r := range s.WritableRoots {
 		add(r.Path, r.Reason)

@@ -15,18 +15,24 @@ const HelperArg = "__sandbox-exec"
 // arguments (not the environment, so the confined command does not
 // inherit it).
 type spec struct {
-	Write   []string `json:"write,omitempty"`
-	Create  []string `json:"create,omitempty"`
-	Devices []string `json:"devices,omitempty"`
-	Network bool     `json:"network"`
+	Write   []string   `json:"write,omitempty"`
+	Create  []cacheDir `json:"create,omitempty"`
+	Devices []string   `json:"devices,omitempty"`
+	Network bool       `json:"network"`
+}
+
+// cacheDir is a build cache to create, if missing, when Tool is installed.
+type cacheDir struct {
+	Path string `json:"path"`
+	Tool string `json:"tool"`
 }
 
 func (p *Policy) spec() spec {
 	s := spec{Devices: p.Devices, Network: p.Network}
 	for _, r := range p.Roots {
 		s.Write = append(s.Write, r.Path)
-		if r.create {
-			s.Create = append(s.Create, r.Path)
+		if r.tool != "" {
+			s.Create = append(s.Create, cacheDir{Path: r.Path, Tool: r.tool})
 		}
 	}
 	return s

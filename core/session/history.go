@@ -25,14 +25,36 @@ type Node struct {
 // context messages in order, and system nodes placed and rewritten by
 // projection commits. Structured system messages (section patches) add no
 // node of their own: they are what projections are computed from.
+//
+// A session written by the established harness has system messages but no
+// projections: there the first system message stands for the prompt as
+// that harness sent it (the replay of its system messages), until pi's
+// first projection takes the slot over.
 func History(entries []Entry) []Node {
 	var nodes []Node
 	seq := 0
 	next := func() int { seq++; return seq - 1 }
-	for _, e := range entries {
+	var sys []prompt.Message
+	head := -1
+	for i, e := range entries {
 		switch e.Type {
 		case TypeMessage:
-			if e.Message == nil || e.Message.Role == "system" {
+			if e.Message == nil {
+				continue
+			}
+			if e.Message.Role == "system" {
+				if !foreignSystem(entries, i) {
+					continue
+				}
+				sys = append(sys, *e.Message)
+				cur, _ := prompt.Replay(sys)
+				text := prompt.SystemText(cur)
+				if head < 0 {
+					head = len(nodes)
+					nodes = append(nodes, Node{Seq: next(), Role: "system", Text: text, Content: text})
+				} else {
+					nodes[head].Text, nodes[head].Content = text, text
+				}
 				continue
 			}
 			nodes = append(nodes, Node{Seq: next(), Role: e.Message.Role, Text: e.Message.Content.Text(), Content: e.Message.Content.Text(), Msg: e.Message})
@@ -59,6 +81,43 @@ func History(entries []Entry) []Node {
 		}
 	}
 	return nodes
+}
+
+// foreignSystem reports whether the system message at entries[i] was
+// written by another harness: pi follows each of its system messages with
+// a projection before the conversation goes on, so one followed by a
+// conversation message first is not pi's. One at the end is pi's, about to
+// be projected.
+func foreignSystem(entries []Entry, i int) bool {
+	for _, e := range entries[i+1:] {
+		switch e.Type {
+		case TypeProjection:
+			return false
+		case TypeContext:
+			return true
+		case TypeMessage:
+			if e.Message != nil && e.Message.Role != "system" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Foreign reports whether entries come from a session another harness
+// started and pi has not projected a prompt into yet.
+func Foreign(entries []Entry) bool {
+	for _, e := range entries {
+		if e.Type == TypeProjection {
+			return false
+		}
+	}
+	for i, e := range entries {
+		if e.Type == TypeMessage && e.Message != nil && e.Message.Role == "system" && foreignSystem(entries, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // SystemNodes returns the system nodes of a history in order, as the
@@ -110,6 +169,9 @@ func toProvider(m prompt.Message) (provider.Message, bool) {
 				text = append(text, b.Text)
 			case "thinking":
 				out.Thinking += b.Thinking
+				if b.Signature != "" {
+					out.ThinkingSignature = b.Signature
+				}
 			case "toolCall":
 				args := b.Arguments
 				if len(args) == 0 {

@@ -37,7 +37,12 @@ type Runner struct {
 	// Hooks gate and patch tool calls (permissions, extensions); nil: none.
 	Hooks agent.Hooks
 	// Emit receives the run's events; nil: none.
-	Emit        func(agent.Event)
+	Emit func(agent.Event)
+	// Steer and FollowUp drain the queues of user messages a person typed
+	// while the agent worked (agent.Loop's fields of the same names); nil:
+	// none.
+	Steer       func() []prompt.Message
+	FollowUp    func() []prompt.Message
 	NoExpand    bool
 	MaxTokens   int
 	MaxParallel int
@@ -94,12 +99,18 @@ type Input struct {
 // calling tools. With dryRun the first request is built (and its body
 // returned) but neither sent nor written to the transcript.
 func (r *Runner) Turn(ctx context.Context, input Input, dryRun bool) (*Turn, error) {
-	t := &Turn{}
 	in, err := Funnel(ctx, r.Dispatcher, r.Loaded, input.Text, r.NoExpand)
 	if err != nil {
 		return nil, err
 	}
-	t.Input = in
+	return r.TurnFunneled(ctx, in, input.Images, dryRun)
+}
+
+// TurnFunneled is Turn for a line already through the input funnel: a
+// long-lived session funnels a line as soon as it is typed (an extension
+// command runs at once, even while the agent works) and runs it later.
+func (r *Runner) TurnFunneled(ctx context.Context, in Funneled, images []prompt.Block, dryRun bool) (*Turn, error) {
+	t := &Turn{Input: in}
 	if !in.Send {
 		return t, nil
 	}
@@ -114,12 +125,12 @@ func (r *Runner) Turn(ctx context.Context, input Input, dryRun bool) (*Turn, err
 
 	tr := r.Transcript
 	if dryRun {
-		tr = &Transcript{Header: tr.Header, Entries: append([]Entry(nil), tr.Branch()...)}
+		tr = tr.scratch()
 	}
 	if err := r.record(tr, t, p); err != nil {
 		return nil, err
 	}
-	user := prompt.Message{Role: "user", Content: userContent(in.Text, input.Images), Timestamp: r.now()}
+	user := r.UserMessage(in.Text, images)
 	if dryRun {
 		if err := tr.Append(Entry{Type: TypeMessage, Message: &user}); err != nil {
 			return nil, err
@@ -141,6 +152,8 @@ func (r *Runner) Turn(ctx context.Context, input Input, dryRun bool) (*Turn, err
 		Emit:        r.Emit,
 		MaxParallel: r.MaxParallel,
 		Now:         r.Now,
+		Steer:       r.Steer,
+		FollowUp:    r.FollowUp,
 		Record: func(m prompt.Message) error {
 			return tr.Append(Entry{Type: TypeMessage, Message: &m})
 		},
@@ -160,6 +173,11 @@ func (r *Runner) Turn(ctx context.Context, input Input, dryRun bool) (*Turn, err
 		}
 	}
 	return t, err
+}
+
+// UserMessage is a user message as the session records it, stamped now.
+func (r *Runner) UserMessage(text string, images []prompt.Block) prompt.Message {
+	return prompt.Message{Role: "user", Content: userContent(text, images), Timestamp: r.now()}
 }
 
 // userContent is a user message's content as the established harness
@@ -247,6 +265,16 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 	}
 	out := head
 	out.Content = prompt.Content{Blocks: b.final(resp)}
+	if resp.ThinkingSignature != "" {
+		// Anthropic takes thinking back only with its signature: keep it
+		// on the (last) thinking block so the next request can send it.
+		for i := len(out.Content.Blocks) - 1; i >= 0; i-- {
+			if out.Content.Blocks[i].Type == "thinking" {
+				out.Content.Blocks[i].Signature = resp.ThinkingSignature
+				break
+			}
+		}
+	}
 	out.StopReason = resp.StopReason
 	u := resp.Usage
 	out.Usage = &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
@@ -359,6 +387,9 @@ func (b *blocks) final(resp provider.Response) []prompt.Block {
 // user's message follows (the loop records it).
 func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 	branch := tr.Branch()
+	// A session another harness started: its prompt is not ours, so ours
+	// begins a new series and takes the head slot.
+	foreign := Foreign(branch)
 	prev, hadSystem := CurrentSystem(branch)
 	next := prompt.SectionsOf(p.Rendered)
 	patch := prompt.DiffSections(prev.Sections, next)
@@ -373,7 +404,7 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 	}
 
 	inHistory := r.Route.AcceptsSystemInHistory()
-	startsSeries := hadSystem && toolsChanged
+	startsSeries := hadSystem && toolsChanged || foreign
 	nodes := SystemNodes(History(tr.Branch()))
 	// An update note only makes sense after a system message that said
 	// something: after an empty head the full prompt goes out.

@@ -515,3 +515,9 @@ func (t *Transcript) Branch() []Entry {
 	}
 	return out
 }
+
+// scratch is an in-memory copy of the active branch that new entries hang
+// from as they would from the file (a dry run writes nothing).
+func (t *Transcript) scratch() *Transcript {
+	return &Transcript{Header: t.Header, Entries: append([]Entry(nil), t.Branch()...), Now: t.Now, leaf: t.leaf}
+}

@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,6 +42,8 @@ type Server struct {
 	// conversation (it carries no assistant message), so one server can
 	// answer repeated runs of a benchmark.
 	Restart bool
+	// Log, when set, receives every request body as one line.
+	Log io.Writer
 
 	mu       sync.Mutex
 	next     int
@@ -79,6 +82,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.requests = nil
 	}
 	s.requests = append(s.requests, json.RawMessage(body))
+	if s.Log != nil {
+		var line bytes.Buffer
+		if json.Compact(&line, body) == nil {
+			line.WriteByte('\n')
+			s.Log.Write(line.Bytes())
+		}
+	}
 	var rep Reply
 	if s.next < len(s.Replies) {
 		rep = s.Replies[s.next]
