@@ -24,8 +24,9 @@
 // Deny by default. A guest sees no preopened directories, no environment
 // variables, a fixed wall clock, a fake monotonic clock (advancing 1 ms per
 // reading) and a deterministic random source, unless the manifest requests
-// and the user grants the capability. Network access goes through Extism's
-// HTTP host function, restricted to the granted hosts. Files are read only
+// and the user grants the capability. Network access goes through the
+// Extism kernel's http_request, restricted to the granted hosts and ports
+// on every round trip. Files are read only
 // through pi_read_file, within the granted globs under the project root.
 //
 // # Limits
@@ -42,8 +43,10 @@
 //
 // # Notes
 //
-// Extism exposes only its kernel's memory to host functions, not the
-// guest's. The host finds the guest's linear memory once per instance
-// (see pluginModules) and copies payloads straight into and out of it, so a
-// payload crosses the boundary in one copy.
+// The host drives wazero itself rather than through Extism's Go SDK, and
+// implements Extism's kernel (extism:host/env) in Go (see defineKernel), so
+// that guests built with any stock Extism PDK work unchanged. pi's direct
+// host functions receive the calling module from wazero and copy payloads
+// straight into and out of its linear memory (see defineHostFunctions), so
+// that for a Go SDK guest a payload crosses the boundary in one copy.
 package host
