@@ -130,12 +130,18 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 		if inst.fn(name) == nil {
 			continue
 		}
-		if _, err := inst.call(cctx, name, nil); err != nil {
+		// The guest runtime's own start-up (a Go guest's runtime and
+		// package initialization) gets a budget of its own.
+		ictx, icancel := e.rt.bound(ctx, e.initTimeout())
+		_, err := inst.call(ictx, name, nil)
+		if err != nil {
 			e.live = prev
 			mod.Close(ctx)
-			_, cerr := classify(cctx, err, inst.stderr.String(), e.initTimeout())
+			_, cerr := classify(ictx, err, inst.stderr.String(), e.initTimeout())
+			icancel()
 			return nil, fmt.Errorf("%s: %w", name, cerr)
 		}
+		icancel()
 		break
 	}
 	return inst, nil
