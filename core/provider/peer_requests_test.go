@@ -16,7 +16,7 @@ import (
 // of the comparison.
 func TestPeerRequests(t *testing.T) {
 	dir := filepath.Join("testdata", "peer-requests")
-	m, err := LoadModels(filepath.Join(dir, "models.json"), testEnv)
+	m, err := LoadModels(filepath.Join(dir, "models.json"), fakeEnv(map[string]string{"TEAM": "core", "AZURE_OPENAI_API_KEY": "az", "ZAI_API_KEY": "z"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,11 @@ func TestPeerRequests(t *testing.T) {
 		"responses-low":       "resp/r1:low",
 		"google-default":      "goog/gemini-2.5-flash",
 		"anthropic-low":       "anth/claude-x:low",
+		"gateway-default":     "gateway/big",
+		"gateway-minimal":     "gateway/big:minimal",
+		"ollama-default":      "ollama/qwen2.5-coder:7b",
+		"azure-low":           "azure/dep:low",
+		"zai-high":            "zai/glm:high",
 	}
 	for name, model := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -72,7 +77,7 @@ func TestPeerRequests(t *testing.T) {
 				t.Errorf("path %s, want %s", path, want)
 			}
 			hdr := sel.Route.header()
-			for _, h := range []string{"anthropic-version", "anthropic-beta", "content-type", "authorization", "x-api-key", "x-goog-api-key"} {
+			for _, h := range []string{"anthropic-version", "anthropic-beta", "content-type", "authorization", "x-api-key", "x-goog-api-key", "api-key", "x-team", "x-literal", "x-model"} {
 				if w, ok := rec.Headers[h]; ok && hdr.Get(h) != w {
 					t.Errorf("header %s: %q, want %q", h, hdr.Get(h), w)
 				}
