@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -333,5 +334,41 @@ func TestFailClosedSectionsSurviveLaterStages(t *testing.T) {
 				t.Fatalf("protected %v", got)
 			}
 		})
+	}
+}
+
+// TestAssembleCannotDeclareAToolPiCannotRun: the waterfall may drop or
+// reorder declared tools; adding one nobody could answer is refused
+// naming the extension (a skip extension is passed over, the prompt keeps
+// the tools as they were).
+func TestAssembleCannotDeclareAToolPiCannotRun(t *testing.T) {
+	adder := &fake{name: "adder", hooks: []string{abi.HookAssemble},
+		assemble: func(ev abi.AssembleEvent, _ Fetcher) (abi.AssembleResult, error) {
+			return abi.AssembleResult{Ops: []abi.Op{{Op: abi.OpSetTools, Tools: []string{"read", "teleport"}}}}, nil
+		}}
+	dropper := &fake{name: "dropper", hooks: []string{abi.HookAssemble},
+		assemble: func(ev abi.AssembleEvent, _ Fetcher) (abi.AssembleResult, error) {
+			return abi.AssembleResult{Ops: []abi.Op{{Op: abi.OpSetTools, Tools: []string{"bash"}}}}, nil
+		}}
+	catalog := []prompt.Tool{{Name: "read", Parameters: []byte(`{}`)}, {Name: "bash", Parameters: []byte(`{}`)}}
+	a, err := prompt.Build(prompt.Options{Cwd: "/p", Tools: []string{"read", "bash"}, Catalog: catalog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New([]Handler{adder})
+	out, err := d.Assemble(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Tools) != 2 || out.Tools[0].Name != "read" || out.Tools[1].Name != "bash" {
+		t.Fatalf("tools after a refused declaration: %+v", out.Tools)
+	}
+	diags := fmt.Sprint(d.Diagnostics())
+	if !strings.Contains(diags, "adder") || !strings.Contains(diags, "teleport") {
+		t.Fatalf("diagnostic does not name the extension and the tool: %s", diags)
+	}
+	out, err = New([]Handler{dropper}).Assemble(context.Background(), a)
+	if err != nil || len(out.Tools) != 1 || out.Tools[0].Name != "bash" {
+		t.Fatalf("dropping a tool: %v %+v", err, out.Tools)
 	}
 }

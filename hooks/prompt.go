@@ -398,20 +398,19 @@ func fromAssembleEvent(ev abi.AssembleEvent, prev *prompt.Assembly, touched map[
 		out.Variables = append(out.Variables, prompt.Variable{Name: v.Name, Value: v.Value})
 	}
 	for _, name := range ev.Tools {
-		decl := prompt.ToolDecl{Name: name}
+		found := false
 		for _, t := range prev.Tools {
 			if t.Name == name {
-				decl = t
+				out.Tools = append(out.Tools, t)
+				found = true
+				break
 			}
 		}
-		if decl.Parameters == nil {
-			for _, t := range prompt.BuiltinTools() {
-				if t.Name == name {
-					decl = prompt.ToolDecl{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
-				}
-			}
+		if !found {
+			// The waterfall may reorder or drop declared tools, never
+			// declare one: pi could not answer its calls.
+			return nil, fmt.Errorf("%s declared the tool %q, which was not declared before it; the assemble hook may reorder or drop tools but not add them (before_agent_start chooses the active tools)", source, name)
 		}
-		out.Tools = append(out.Tools, decl)
 	}
 	out.Sort()
 	return out, nil

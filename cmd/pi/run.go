@@ -14,14 +14,10 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
-	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
-	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/termtext"
-	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/tool/builtin"
 	"github.com/spf13/pflag"
 )
 
@@ -53,7 +49,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json); replay:FILE plays back a recorded session")
 	fs.StringVar(&r.provider, "provider", "", "look the model up in this provider only")
 	fs.StringVar(&r.apiKey, "api-key", "", "API key for this run (not stored)")
-	fs.StringVar(&r.mode, "mode", "text", "output: text (the final reply) or json (the session header, then one event per line)")
+	fs.StringVar(&r.mode, "mode", "text", "output: text (the final reply), json (the session header, then one event per line) or rpc (commands on stdin, responses and events on stdout)")
 	fs.StringVar(&r.listModels, "list-models", "", "list the configured models (optionally matching SEARCH) and exit")
 	fs.Lookup("list-models").NoOptDefVal = "\x00all"
 	fs.BoolVarP(&r.version, "version", "v", false, "print pi's version and exit")
@@ -89,11 +85,8 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	if fs.Changed("list-models") {
 		return a.listModels(&c, r.listModels)
 	}
-	if r.mode != "text" && r.mode != "json" {
-		if r.mode == "rpc" {
-			return usagef("--mode rpc is not available yet")
-		}
-		return usagef("--mode %q: want text or json", r.mode)
+	if r.mode != "text" && r.mode != "json" && r.mode != "rpc" {
+		return usagef("--mode %q: want text, json or rpc", r.mode)
 	}
 	if r.cont && r.sessionFile != "" {
 		return usagef("--continue and --session contradict each other")
@@ -103,6 +96,15 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	if r.provider != "" && r.model == "" {
 		return usagef("--provider needs --model")
+	}
+	if r.mode == "rpc" {
+		if len(rest) > 0 {
+			return usagef("RPC mode takes no messages or @files on the command line; send them with the prompt command")
+		}
+		if r.dryRun {
+			return usagef("--dry-run does not apply to RPC mode")
+		}
+		return a.runRPC(ctx, &c, &r)
 	}
 	var files, messages []string
 	for _, arg := range rest {
@@ -173,108 +175,27 @@ const maxStdin = 64 << 20
 // runAgent runs the inputs one after another in one session and prints
 // the outcome the way the mode asks.
 func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {
-	w, err := a.prepareWorld(ctx, c)
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	ls, err := a.openLive(ctx, c, r, nil)
 	if err != nil {
 		return err
 	}
-	defer w.ext.close(ctx)
-
-	var replay *session.Replay
-	var route provider.Route
-	if path, ok := strings.CutPrefix(r.model, "replay:"); ok {
-		if replay, err = session.LoadReplay(a.fromShell([]string{path})[0]); err != nil {
-			return err
-		}
-		replay.Cwd = w.loaded.Cwd
-		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
-	} else {
-		spec := r.model
-		if r.provider != "" && !strings.HasPrefix(spec, r.provider+"/") {
-			spec = r.provider + "/" + spec
-		}
-		if route, err = a.route(w.loaded.AgentDir, spec, r.dryRun); err != nil {
-			return err
-		}
-	}
-	if r.apiKey != "" {
-		route.APIKey = r.apiKey
-	}
-	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, r)
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
-	for _, p := range tr.Problems {
-		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
-	}
-	if !r.dryRun {
-		if n, err := session.CloseDangling(tr, nil); err != nil {
-			return err
-		} else if n > 0 {
-			fmt.Fprintf(a.stderr, "pi: the session stopped in the middle of %d tool call(s); they are recorded as aborted\n", n)
-		}
-	}
-
-	policy, warns, err := a.buildPolicy(r.sandbox, w.loaded.Settings.Files, w.loaded.Cwd)
-	for _, warn := range warns {
-		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(warn.Error()))
-	}
-	if err != nil {
-		return err
-	}
-	if n := policy.Notice(); n != "" {
-		fmt.Fprintf(a.stderr, "pi: %s\n", n)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find pi's own executable for the sandbox helper: %w", err)
-	}
-	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Env: []string{
-		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
-		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
-	}}, exe)
-	reg := tool.NewRegistry()
-	for _, t := range policy.AnnotateBash(builtin.Tools(env)) {
-		if err := reg.Add(t); err != nil {
-			return err
-		}
-	}
-	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
-	rules, rerrs := permission.LoadRules(w.loaded.Settings.Files, paths)
-	for _, e := range rerrs {
-		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
-	}
-	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths,
-		Record: func(d session.Decision) error {
-			return tr.Append(session.Entry{Type: session.TypeDecision, Decision: &d})
-		}}
+	defer ls.close()
+	rt, w, replay := ls.rt, ls.world, ls.replay
 	out := &eventWriter{w: a.stdout, on: r.mode == "json"}
-	client := &provider.Client{Version: version}
-	runner := &session.Runner{
-		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
-		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
-	}
 	var plain *plainTranscript
 	if r.transcript && !out.on {
 		plain = newPlainTranscript(a.stdout)
 	}
-	if replay != nil {
-		runner.Model = replay.Stream
+	if out.on && !r.dryRun {
+		out.emit(rt.Transcript().Header)
 	}
-	client.OnRetry = func(attempt, max int, delay time.Duration, err error) {
-		if out.on {
-			out.emit(agent.Event{Type: agent.AutoRetryStart, Attempt: attempt, MaxAttempts: max, DelayMs: delay.Milliseconds(), ErrorMessage: err.Error()})
+	rt.Subscribe(func(e agent.Event) {
+		if e.Type == agent.AutoRetryStart && !out.on {
+			fmt.Fprintf(a.stderr, "pi: %s; retrying in %s (attempt %d of %d)\n", esc(e.ErrorMessage), (time.Duration(e.DelayMs) * time.Millisecond).Round(100*time.Millisecond), e.Attempt, e.MaxAttempts)
 			return
 		}
-		fmt.Fprintf(a.stderr, "pi: %s; retrying in %s (attempt %d of %d)\n", esc(err.Error()), delay.Round(100*time.Millisecond), attempt, max)
-	}
-	if out.on && !r.dryRun {
-		out.emit(tr.Header)
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	rt := runtime.New(ctx, runner)
-	rt.Subscribe(func(e agent.Event) {
 		out.emit(e)
 		if plain != nil {
 			plain.event(e)

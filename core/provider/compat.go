@@ -169,30 +169,49 @@ func resolveCompat(r Route, raw map[string]json.RawMessage) (Compat, error) {
 	return c, nil
 }
 
-// clampThinking returns the level the model can take: "" (off) for a model
-// without reasoning, else the requested level or the nearest lower one the
-// thinkingLevelMap does not mark unsupported. Without a map entry, levels up
-// to "high" are supported and "xhigh" and "max" are not.
+// clampThinking returns the level the model can take, as the other harness
+// clamps it: "" (off) for a model without reasoning; else the requested
+// level when supported, otherwise the nearest supported level above it,
+// otherwise the nearest below. A level is supported unless thinkingLevelMap
+// marks it null; "xhigh" and "max" only when the map names them.
 func (r Route) clampThinking(level string) string {
-	if level == "" || level == "off" || !r.Reasoning {
+	if level == "" || !r.Reasoning {
 		return ""
 	}
-	idx := 0
+	supported := func(l string) bool {
+		v, mapped := r.ThinkingLevels[l]
+		switch {
+		case mapped && v == nil:
+			return false
+		case l == "xhigh" || l == "max":
+			return mapped
+		}
+		return true
+	}
+	idx := -1
 	for i, l := range thinkingLevels {
 		if l == level {
 			idx = i
 		}
 	}
-	for i := idx; i > 0; i-- {
-		l := thinkingLevels[i]
-		v, mapped := r.ThinkingLevels[l]
-		switch {
-		case mapped && v == nil:
-			continue // marked unsupported
-		case !mapped && (l == "xhigh" || l == "max"):
-			continue
+	pick := func(l string) string {
+		if l == "off" {
+			return ""
 		}
 		return l
+	}
+	if idx < 0 {
+		return ""
+	}
+	for i := idx; i < len(thinkingLevels); i++ {
+		if supported(thinkingLevels[i]) {
+			return pick(thinkingLevels[i])
+		}
+	}
+	for i := idx - 1; i >= 0; i-- {
+		if supported(thinkingLevels[i]) {
+			return pick(thinkingLevels[i])
+		}
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -139,9 +140,27 @@ func applyOpenAICompat(r Route, body []byte) ([]byte, error) {
 		}
 	}
 	for _, k := range sortedKeys(r.SamplingParams) {
-		o.set(k, r.SamplingParams[k])
+		o.set(k, jsNumber(r.SamplingParams[k]))
 	}
 	return o.bytes(), nil
+}
+
+// jsNumber writes a JSON number as JavaScript's JSON.stringify writes it
+// (1.0 becomes 1), so a samplingParams value goes out byte for byte as the
+// other harness sends it. Anything else is returned as it is.
+func jsNumber(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || !(t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
+		return raw
+	}
+	f, err := strconv.ParseFloat(string(t), 64)
+	if err != nil {
+		return raw
+	}
+	if a := math.Abs(f); f != 0 && (a < 1e-6 || a >= 1e21) {
+		return raw
+	}
+	return json.RawMessage(strconv.FormatFloat(f, 'f', -1, 64))
 }
 
 // developerRole renames the system messages of a body's "messages" (or a

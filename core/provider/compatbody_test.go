@@ -114,8 +114,21 @@ func TestAnthropicThinking(t *testing.T) {
 				t.Errorf("%s:%s body lacks %s\n%s", c.model, c.level, w, body)
 			}
 		}
+		info, _ := DescribeRequest(sel.Route)
+		beta := info.Header.Get("Anthropic-Beta")
+		if wantBeta := c.model == "budget" && c.level != "off"; (beta == "interleaved-thinking-2025-05-14") != wantBeta {
+			t.Errorf("%s:%s anthropic-beta %q", c.model, c.level, beta)
+		}
 		if c.want == nil && strings.Contains(string(body), "thinking") {
 			t.Errorf("%s: thinking on a model without reasoning\n%s", c.model, body)
+		}
+	}
+}
+
+func TestJSNumber(t *testing.T) {
+	for in, want := range map[string]string{"1.0": "1", "0.95": "0.95", "20": "20", "-0.50": "-0.5", "1e2": "100", `"1.0"`: `"1.0"`, "true": "true", "1e-9": "1e-9", "[1.0]": "[1.0]"} {
+		if got := string(jsNumber(json.RawMessage(in))); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
 		}
 	}
 }

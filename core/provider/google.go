@@ -116,7 +116,7 @@ func buildGoogleBody(r Route, req Request) ([]byte, error) {
 	}
 	body := orderedItem{{"contents", contents}}
 	if system != "" {
-		body = append(body, kv{"systemInstruction", map[string]any{"parts": []any{map[string]any{"text": system}}}})
+		body = append(body, kv{"systemInstruction", orderedItem{{"parts", []any{map[string]any{"text": system}}}, {"role", "user"}}})
 	}
 	gen := orderedItem{{"maxOutputTokens", outputCap(r, req)}}
 	if r.Reasoning {

@@ -144,7 +144,7 @@ func buildResponsesBody(r Route, req Request) ([]byte, error) {
 		return nil, err
 	}
 	for _, k := range sortedKeys(r.SamplingParams) {
-		o.set(k, r.SamplingParams[k])
+		o.set(k, jsNumber(r.SamplingParams[k]))
 	}
 	return o.bytes(), nil
 }

@@ -191,6 +191,11 @@ func (r Route) header() http.Header {
 			h.Set("X-Api-Key", r.APIKey)
 		}
 		h.Set("Anthropic-Version", AnthropicVersion)
+		if r.Reasoning && r.Thinking != "" && (r.Compat == nil || !r.Compat.ForceAdaptiveThinking) {
+			// Thinking between tool calls, as the other harness asks for it;
+			// a configured anthropic-beta header replaces it below.
+			h.Set("Anthropic-Beta", "interleaved-thinking-2025-05-14")
+		}
 	}
 	for k, v := range r.Headers {
 		h.Set(k, v)

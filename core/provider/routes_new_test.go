@@ -144,7 +144,7 @@ func TestGoogleRoute(t *testing.T) {
 	if got.path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || got.query != "alt=sse" || got.header.Get("X-Goog-Api-Key") != "g-key" || got.header.Get("Authorization") != "" {
 		t.Errorf("request %s?%s %v", got.path, got.query, got.header)
 	}
-	want := `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}]},` +
+	want := `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}],"role":"user"},` +
 		`"generationConfig":{"maxOutputTokens":16384,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}},"tools":[{"functionDeclarations":[{"name":"read","description":"Read","parametersJsonSchema":{"type":"object"}}]}]}`
 	if string(got.body) != want {
 		t.Errorf("body\n got %s\nwant %s", got.body, want)

@@ -67,7 +67,7 @@ func TestSelect(t *testing.T) {
 		// Thinking suffix, --thinking over it, clamping.
 		{Selection{Model: "sonnet:high"}, "anthropic", "claude-sonnet-4-5", "high", "", ""},
 		{Selection{Model: "sonnet:high", Thinking: "minimal"}, "anthropic", "claude-sonnet-4-5", "minimal", "", ""},
-		{Selection{Model: "llama-3:low"}, "local", "llama-3", "minimal", "", ""},
+		{Selection{Model: "llama-3:low"}, "local", "llama-3", "medium", "", ""}, // up first, as the other harness clamps
 		{Selection{Model: "llama-3:max"}, "local", "llama-3", "high", "", ""},
 		{Selection{Model: "llama-3:off"}, "local", "llama-3", "", "", ""},
 		// Custom ids of known providers.

@@ -122,3 +122,35 @@ func FuzzGitignore(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTrustStore checks that any trust.json content either parses or is
+// refused, never panics, and that what pi writes back reads as the same
+// decisions (and is written the same way twice).
+func FuzzTrustStore(f *testing.F) {
+	for _, s := range []string{`{}`, `{"/a": true, "/a/b": false, "/c": null}`, `{"projects": {"/x": true}}`, `{"projects": {"/x": 1}}`,
+		`[]`, `{"a": "yes"}`, "\uFEFF{\"/q\\\"uote\": true}", `{"<&>": false}`, `null`, `{"a":true,"a":false}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, _, err := parseTrustStore(data)
+		if err != nil {
+			return
+		}
+		st := &trustStore{decisions: m}
+		out, err := st.encode()
+		if err != nil {
+			t.Fatalf("encode: %v", err)
+		}
+		back, legacy, err := parseTrustStore(out)
+		if err != nil || legacy {
+			t.Fatalf("pi's own output does not read back (legacy=%v): %v\n%s", legacy, err, out)
+		}
+		if !reflect.DeepEqual(back, m) {
+			t.Fatalf("round trip changed the decisions:\n%v\n%v", m, back)
+		}
+		again, _ := (&trustStore{decisions: back}).encode()
+		if string(again) != string(out) {
+			t.Fatalf("encoding is not stable:\n%s\n%s", out, again)
+		}
+	})
+}

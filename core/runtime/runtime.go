@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/piwasm/pi/core/agent"
@@ -47,6 +48,7 @@ type Runtime struct {
 	steerMode, followMode string
 	route                 *provider.Route // applied when the next run starts
 	messages              []prompt.Message
+	notes                 []string // context for the next line sent (direct commands and their output)
 	last                  *session.Turn
 	lastErr               error
 	aborting              bool
@@ -92,6 +94,10 @@ func (rt *Runtime) Subscribe(fn func(agent.Event)) (unsubscribe func()) {
 		rt.subMu.Unlock()
 	}
 }
+
+// Publish passes an event that did not come from the loop (a provider's
+// retry notice, a direct command's output) to every subscriber.
+func (rt *Runtime) Publish(e agent.Event) { rt.emit(e) }
 
 // emit passes an event to every subscriber. Tools run in parallel and
 // report from their own goroutines; the lock keeps events whole and in
@@ -203,7 +209,19 @@ func (rt *Runtime) applyRouteLocked() {
 	}
 }
 
+// AddContext keeps text (a command the user ran and its output) for the
+// model: it goes in front of the next line sent.
+func (rt *Runtime) AddContext(text string) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.notes = append(rt.notes, text)
+}
+
 func (rt *Runtime) startLocked(q queued) {
+	if len(rt.notes) > 0 {
+		q.in.Text = strings.Join(rt.notes, "\n\n") + "\n\n" + q.in.Text
+		rt.notes = nil
+	}
 	rt.applyRouteLocked()
 	ctx, cancel := context.WithCancel(rt.base)
 	rt.running, rt.cancel, rt.idle = true, cancel, make(chan struct{})

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/runtime"
+	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/core/tool/builtin"
+)
+
+// liveSession is everything a running session needs, built once for every
+// mode: print, JSON, RPC and the terminal UI.
+type liveSession struct {
+	rt     *runtime.Runtime
+	world  *prepared
+	replay *session.Replay
+	gate   *session.Gate
+	close  func()
+}
+
+// openLive loads resources and extensions, resolves the model, opens the
+// session file, builds the sandboxed tools and the permission gate, and
+// wraps it all in a runtime bound to ctx. asker answers permission "ask"
+// rules (nil: they deny, as print and JSON modes must never wait).
+func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permission.Asker) (*liveSession, error) {
+	w, err := a.prepareWorld(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	closers := []func(){func() { w.ext.close(ctx) }}
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if !ok {
+			closeAll()
+		}
+	}()
+
+	var replay *session.Replay
+	var route provider.Route
+	if path, isReplay := strings.CutPrefix(r.model, "replay:"); isReplay {
+		if replay, err = session.LoadReplay(a.fromShell([]string{path})[0]); err != nil {
+			return nil, err
+		}
+		replay.Cwd = w.loaded.Cwd
+		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
+	} else {
+		spec := r.model
+		if r.provider != "" && !strings.HasPrefix(spec, r.provider+"/") {
+			spec = r.provider + "/" + spec
+		}
+		if route, err = a.route(w.loaded.AgentDir, spec, r.dryRun); err != nil {
+			return nil, err
+		}
+	}
+	if r.apiKey != "" {
+		route.APIKey = r.apiKey
+	}
+	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, r)
+	if err != nil {
+		return nil, err
+	}
+	var rt *runtime.Runtime
+	closers = append(closers, func() {
+		if rt != nil {
+			rt.Transcript().Close()
+			return
+		}
+		tr.Close()
+	})
+	for _, p := range tr.Problems {
+		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
+	}
+	if !r.dryRun {
+		if n, err := session.CloseDangling(tr, nil); err != nil {
+			return nil, err
+		} else if n > 0 {
+			fmt.Fprintf(a.stderr, "pi: the session stopped in the middle of %d tool call(s); they are recorded as aborted\n", n)
+		}
+	}
+
+	policy, warns, err := a.buildPolicy(r.sandbox, w.loaded.Settings.Files, w.loaded.Cwd)
+	for _, warn := range warns {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(warn.Error()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n := policy.Notice(); n != "" {
+		fmt.Fprintf(a.stderr, "pi: %s\n", n)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find pi's own executable for the sandbox helper: %w", err)
+	}
+	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Env: []string{
+		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
+		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
+	}}, exe)
+	reg := tool.NewRegistry()
+	for _, t := range policy.AnnotateBash(builtin.Tools(env)) {
+		if err := reg.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
+	rules, rerrs := permission.LoadRules(w.loaded.Settings.Files, paths)
+	for _, e := range rerrs {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
+	}
+	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths, Asker: asker,
+		Record: func(d session.Decision) error {
+			// The decision goes to the session in use now (a session can
+			// be switched between runs).
+			return rt.Transcript().Append(session.Entry{Type: session.TypeDecision, Decision: &d})
+		}}
+	client := &provider.Client{Version: version}
+	runner := &session.Runner{
+		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
+		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
+	}
+	if replay != nil {
+		runner.Model = replay.Stream
+	}
+	rt = runtime.New(ctx, runner)
+	client.OnRetry = func(attempt, max int, delay time.Duration, err error) {
+		rt.Publish(agent.Event{Type: agent.AutoRetryStart, Attempt: attempt, MaxAttempts: max, DelayMs: delay.Milliseconds(), ErrorMessage: err.Error()})
+	}
+	ok = true
+	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, close: closeAll}, nil
+}
