@@ -18,4 +18,3 @@ var defaultTools = [...]string{"read", "bash", "edit", "write"}
 
 // DefaultTools returns a fresh copy of the default tool selection.
 func DefaultTools() []string { return append([]string(nil), defaultTools[:]...) }
-
