@@ -36,7 +36,7 @@ const (
 )
 
 // Hooks lists every hook name in dispatch order of the pipeline.
-var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble}
+var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd}
 
 // ExportFor returns the export name that implements hook, or "" for an
 // unknown hook.
@@ -50,6 +50,14 @@ func ExportFor(hook string) string {
 		return ExportInput
 	case HookCommand:
 		return ExportCommand
+	case HookToolCall:
+		return ExportToolCall
+	case HookToolResult:
+		return ExportToolResult
+	case HookTurnEnd:
+		return ExportTurnEnd
+	case HookAgentEnd:
+		return ExportAgentEnd
 	}
 	return ""
 }

@@ -57,6 +57,10 @@ type Manifest struct {
 	// pi_command export). When empty and the module handles the command
 	// hook, the host asks the pi_commands export at load time.
 	Commands []CommandInfo `yaml:"commands,omitempty" json:"commands,omitempty"`
+	// Tools declares the tools the module provides (run through the
+	// pi_tool export). Everything the prompt needs is here, so declaring
+	// them starts no guest.
+	Tools []ToolSpec `yaml:"tools,omitempty" json:"tools,omitempty"`
 	// Capabilities the extension requests. Nothing is available unless
 	// requested here and granted by the user.
 	Capabilities Capabilities `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
@@ -273,6 +277,7 @@ func (m *Manifest) Validate() []error {
 		}
 		cmds[c.Name] = true
 	}
+	m.validateTools(add)
 	if len(m.Commands) > 0 && !m.Handles(HookCommand) {
 		add("hooks", "commands are listed but hook %q is not", HookCommand)
 	}
@@ -379,6 +384,19 @@ func (m *Manifest) checkText() orderedErrors {
 		}
 	}
 	walk("config", normalizeYAML(m.Config))
+	for i, t := range m.Tools {
+		check(fmt.Sprintf("tools[%d].name", i), t.Name, false)
+		check(fmt.Sprintf("tools[%d].description", i), t.Description, true)
+		check(fmt.Sprintf("tools[%d].snippet", i), t.Snippet, false)
+		for j, g := range t.Guidelines {
+			check(fmt.Sprintf("tools[%d].guidelines[%d]", i, j), g, false)
+		}
+		if p, ok := t.Parameters.(string); ok {
+			check(fmt.Sprintf("tools[%d].parameters", i), p, false)
+		} else {
+			walk(fmt.Sprintf("tools[%d].parameters", i), normalizeYAML(t.Parameters))
+		}
+	}
 	return out
 }
 

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/piwasm/pi/abi"
 )
@@ -10,6 +11,9 @@ import (
 // Dispatcher runs hooks over its handlers in load order and collects
 // diagnostics for failures it skipped. It is not safe for concurrent use.
 type Dispatcher struct {
+	// mu guards diagnostics: tool_result hooks of parallel calls may fail
+	// at the same time.
+	mu          sync.Mutex
 	handlers    []Handler
 	commands    []Command
 	diagnostics []Diagnostic
@@ -61,7 +65,11 @@ func (d *Dispatcher) Handlers() []Handler { return d.handlers }
 func (d *Dispatcher) Commands() []Command { return d.commands }
 
 // Diagnostics returns what the dispatcher skipped so far.
-func (d *Dispatcher) Diagnostics() []Diagnostic { return d.diagnostics }
+func (d *Dispatcher) Diagnostics() []Diagnostic {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]Diagnostic(nil), d.diagnostics...)
+}
 
 // fail applies h's failure policy to err: it records a diagnostic and
 // returns nil (skip), or returns an AbortError (abort).
@@ -69,6 +77,8 @@ func (d *Dispatcher) fail(h Handler, hook string, err error) error {
 	if h.FailurePolicy() == PolicyAbort {
 		return &AbortError{Extension: h.Name(), Hook: hook, Err: err}
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.diagnostics = append(d.diagnostics, Diagnostic{
 		Kind:      "error",
 		Extension: h.Name(),

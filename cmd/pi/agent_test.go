@@ -319,3 +319,47 @@ func TestPermissionRulesInPrintMode(t *testing.T) {
 		t.Errorf("decisions recorded: %v", decided)
 	}
 }
+
+// TestSandboxDenialIsRecorded: a write outside the tree, refused by the
+// default sandbox (the write tool's check, and bash where the kernel
+// confines it), fails with a result that says why, and the session file
+// records the denial with the sandbox as its source.
+func TestSandboxDenialIsRecorded(t *testing.T) {
+	c := newCLI(t)
+	outside := t.TempDir()
+	t.Setenv("TMPDIR", filepath.Join(c.home, "tmp")) // keep the temp dir apart from outside
+	target := filepath.Join(outside, "escaped.txt")
+	args, _ := json.Marshal(map[string]string{"path": target, "content": "x"})
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "w", Name: "write", Args: args}}},
+		{Text: "Could not write there."},
+	})
+	proj := filepath.Join(c.home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := c.run("-p", "--cwd", proj, "write outside"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the write escaped the sandbox")
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	if r := resultOf(t, msgs, "w"); !r.Failed() {
+		t.Fatalf("refused write reported as success: %q", r.Content.Text())
+	}
+	files, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "*.jsonl"))
+	tr, err := session.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range tr.Entries {
+		if e.Type == session.TypeDecision && e.Decision.Source == "sandbox" && e.Decision.Outcome == "deny" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no sandbox decision in the session file")
+	}
+}

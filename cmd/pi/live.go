@@ -110,8 +110,36 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
 		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
 	}}, exe)
+	// A write the sandbox refuses is a decision too: it goes into the
+	// session in use, with the sandbox as its source.
+	recordDenial := func(toolName, reason string) {
+		if rt != nil {
+			rt.Transcript().Append(session.Entry{Type: session.TypeDecision, Decision: &session.Decision{Tool: toolName, Outcome: "deny", Source: "sandbox", Reason: reason}})
+		}
+	}
+	if guard := env.Guard; guard != nil {
+		env.Guard = func(op builtin.Access, path string) error {
+			err := guard(op, path)
+			if err != nil {
+				recordDenial("file", err.Error())
+			}
+			return err
+		}
+	}
 	reg := tool.NewRegistry()
 	for _, t := range policy.AnnotateBash(builtin.Tools(env)) {
+		if t.Name == "bash" {
+			run := t.Run
+			t.Run = func(ctx context.Context, call tool.Call, update tool.Update) (tool.Result, error) {
+				res, err := run(ctx, call, update)
+				if err == nil && res.IsError {
+					if note := policy.Explain(res.Text(), 1); note != "" {
+						recordDenial("bash", note)
+					}
+				}
+				return res, err
+			}
+		}
 		if err := reg.Add(t); err != nil {
 			return nil, err
 		}
@@ -121,7 +149,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	for _, e := range rerrs {
 		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
 	}
-	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths, Asker: asker,
+	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths, Asker: asker, Next: session.NewExtensionHooks(w.ext.dispatcher),
 		Record: func(d session.Decision) error {
 			// The decision goes to the session in use now (a session can
 			// be switched between runs).

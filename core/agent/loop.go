@@ -111,12 +111,12 @@ func (l *Loop) emit(e Event) {
 // the messages the run added, in order.
 func (l *Loop) Run(ctx context.Context, prompts []prompt.Message) ([]prompt.Message, error) {
 	r := &run{Loop: l, Announced: l.Announced}
-	l.emit(Event{Type: AgentStart})
+	r.emit(Event{Type: AgentStart})
 	err := r.loop(ctx, prompts)
 	if l.Hooks != nil {
 		l.Hooks.AgentEnd(context.WithoutCancel(ctx), r.added)
 	}
-	l.emit(Event{Type: AgentEnd, Messages: r.added})
+	r.emit(Event{Type: AgentEnd, Messages: r.added})
 	return r.added, err
 }
 
@@ -124,6 +124,16 @@ type run struct {
 	*Loop
 	Announced []prompt.Message
 	added     []prompt.Message
+	// emitMu serialises events: tool calls run in parallel and report
+	// updates and ends from their own goroutines, and consumers (a JSON
+	// writer, the UI) should see one event at a time.
+	emitMu sync.Mutex
+}
+
+func (r *run) emit(e Event) {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	r.Loop.emit(e)
 }
 
 func (r *run) add(m prompt.Message) error {

@@ -25,7 +25,7 @@ func benchOptionsN(n int) Options {
 			Location:    fmt.Sprintf("/home/u/.pi/agent/skills/skill-%02d/SKILL.md", i),
 		}
 	}
-	return Options{Cwd: "/src/app", ContextFiles: ctx, Skills: skills, Catalog: BuiltinTools()}
+	return Options{Cwd: "/src/app", ContextFiles: ctx, Skills: skills, Catalog: testCatalog()}
 }
 
 func BenchmarkBuildRender(b *testing.B) {

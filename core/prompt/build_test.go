@@ -88,6 +88,9 @@ func TestBuildGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.opts.Catalog == nil {
+				c.opts.Catalog = testCatalog()
+			}
 			r := mustBuildRender(t, c.opts)
 			if got := names(r); got != c.order {
 				t.Fatalf("sections %s, want %s", got, c.order)

@@ -37,7 +37,9 @@ type Options struct {
 	// Tools is the selection in order; nil selects DefaultTools, an empty
 	// non-nil slice selects none.
 	Tools []string
-	// Catalog declares the known tools; nil means BuiltinTools.
+	// Catalog declares the known tools: their snippets, guidelines and
+	// schemas. A selected tool the catalog does not describe is neither
+	// listed nor declared (pi passes its runnable tools here).
 	Catalog []Tool
 	// Guidelines are extra rule bullets, after the tools' own.
 	Guidelines []string
@@ -68,8 +70,5 @@ func (o *Options) SelectedTools() []string {
 }
 
 func (o *Options) catalog() []Tool {
-	if o.Catalog == nil {
-		return BuiltinTools()
-	}
 	return o.Catalog
 }

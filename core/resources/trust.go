@@ -21,7 +21,8 @@ const TrustFileName = "trust.json"
 
 // TrustState says whether project-local resources (SYSTEM.md,
 // APPEND_SYSTEM.md, skills, prompt templates, settings and extensions) load
-// for this run, and why.
+// for this run, and why: Reason names what decided, without repeating
+// whether it said yes or no (callers print "trusted: <reason>").
 type TrustState struct {
 	Trusted bool   `json:"trusted"`
 	Reason  string `json:"reason"`
@@ -335,9 +336,9 @@ func DecideTrust(in TrustInput) (TrustState, []Diagnostic) {
 		case err != nil:
 			ds.add(KindError, path, "stored trust decisions not used: %v", err)
 		case found && d.Trusted:
-			return TrustState{Trusted: true, Reason: "trusted by a stored decision in " + where}, ds
+			return TrustState{Trusted: true, Reason: "saved decision in " + where}, ds
 		case found:
-			return TrustState{Trusted: false, Reason: "untrusted by a stored decision in " + where}, ds
+			return TrustState{Trusted: false, Reason: "saved decision in " + where}, ds
 		}
 	}
 	if in.Default != nil {
@@ -346,9 +347,9 @@ func DecideTrust(in TrustInput) (TrustState, []Diagnostic) {
 			src = "settings"
 		}
 		if *in.Default {
-			return TrustState{Trusted: true, Reason: `trusted by defaultProjectTrust "always" in ` + src}, ds
+			return TrustState{Trusted: true, Reason: `defaultProjectTrust "always" in ` + src}, ds
 		}
-		return TrustState{Trusted: false, Reason: `untrusted by defaultProjectTrust "never" in ` + src}, ds
+		return TrustState{Trusted: false, Reason: `defaultProjectTrust "never" in ` + src}, ds
 	}
-	return TrustState{Trusted: false, Reason: "no stored decision (run `pi trust` to trust this project, or pass --approve for one run)"}, ds
+	return TrustState{Trusted: false, Reason: "no saved decision; `pi trust` saves one, --approve trusts one run"}, ds
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -40,23 +41,12 @@ type Decision struct {
 	Reason     string `json:"reason,omitempty"`
 }
 
-// ToolCall applies the rules, then the extensions.
+// ToolCall applies the rules, then the extensions. Arguments an extension
+// replaced go through the rules again: a hook must not turn a call the
+// rules allow into one they deny.
 func (g *Gate) ToolCall(ctx context.Context, t tool.Tool, call tool.Call) (agent.Verdict, error) {
-	if g.Checker != nil {
-		req := permission.Request{Tool: t.Name}
-		if s, ok := call.Args["command"].(string); ok && t.Name == "bash" {
-			req.Command = s
-		}
-		if p := g.pathOf(t, call); p != "" {
-			req.Path = p
-		}
-		d := g.Checker.Decide(ctx, req, g.Asker, g.Paths)
-		if d.Outcome != permission.Allow || d.Source != "default" {
-			g.record(Decision{ToolCallID: call.ID, Tool: t.Name, Outcome: string(d.Outcome), Rule: d.Rule, Source: d.Source, Reason: d.Reason})
-		}
-		if d.Outcome != permission.Allow {
-			return agent.Verdict{Block: true, Reason: d.Reason, Source: "permissions"}, nil
-		}
+	if v, blocked := g.decide(ctx, t, call); blocked {
+		return v, nil
 	}
 	if g.Next == nil {
 		return agent.Verdict{}, nil
@@ -67,8 +57,38 @@ func (g *Gate) ToolCall(ctx context.Context, t tool.Tool, call tool.Call) (agent
 		g.record(Decision{ToolCallID: call.ID, Tool: t.Name, Outcome: "deny", Source: "extensions", Reason: err.Error()})
 	case v.Block:
 		g.record(Decision{ToolCallID: call.ID, Tool: t.Name, Outcome: "deny", Source: v.Source, Reason: v.Reason})
+	case v.Args != nil:
+		replaced := call
+		replaced.Args = v.Args
+		if bv, blocked := g.decide(ctx, t, replaced); blocked {
+			bv.Reason = fmt.Sprintf("%s (the arguments as %s replaced them)", bv.Reason, v.Source)
+			return bv, nil
+		}
 	}
 	return v, err
+}
+
+// decide applies the permission rules to a call and records any decision
+// that is not the plain default.
+func (g *Gate) decide(ctx context.Context, t tool.Tool, call tool.Call) (agent.Verdict, bool) {
+	if g.Checker == nil {
+		return agent.Verdict{}, false
+	}
+	req := permission.Request{Tool: t.Name}
+	if s, ok := call.Args["command"].(string); ok && t.Name == "bash" {
+		req.Command = s
+	}
+	if p := g.pathOf(t, call); p != "" {
+		req.Path = p
+	}
+	d := g.Checker.Decide(ctx, req, g.Asker, g.Paths)
+	if d.Outcome != permission.Allow || d.Source != "default" {
+		g.record(Decision{ToolCallID: call.ID, Tool: t.Name, Outcome: string(d.Outcome), Rule: d.Rule, Source: d.Source, Reason: d.Reason})
+	}
+	if d.Outcome != permission.Allow {
+		return agent.Verdict{Block: true, Reason: d.Reason, Source: "permissions"}, true
+	}
+	return agent.Verdict{}, false
 }
 
 func (g *Gate) record(d Decision) {

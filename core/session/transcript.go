@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/piwasm/pi/core/prompt"
@@ -212,7 +213,10 @@ type Transcript struct {
 	Entries  []Entry
 	Problems []Problem
 	// Now stamps new entries; nil means time.Now.
-	Now  func() time.Time
+	Now func() time.Time
+	// mu serialises appends: tools running in parallel may record
+	// decisions while each other runs.
+	mu   sync.Mutex
 	file *os.File
 	// leaf is the id of the entry new entries hang from.
 	leaf string
@@ -388,6 +392,8 @@ func cutTornTail(f *os.File) error {
 // A new entry gets an id, hangs from the current leaf (the last entry) and
 // is stamped with the time.
 func (t *Transcript) Append(e Entry) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if e.Raw == nil && e.ID == "" {
 		e.ID = t.newEntryID()
 		e.ParentID = t.leaf
