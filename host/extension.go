@@ -309,7 +309,8 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		diag(DiagGrant, pkg.ModulePath, "the module changed since its grant (granted for sha256 %s, now %s); requested capabilities are not granted: %s",
 			short(g.SHA256), short(pkg.SHA256), describeCaps(m.Capabilities))
 	case !missing.Empty():
-		diag(DiagGrant, pkg.ManifestPath, "requested but not granted: %s", describeCaps(missing))
+		diag(DiagGrant, pkg.ManifestPath, "requested but not granted: %s (pass --grant %s for one run, or store the grant with pi ext install %s --yes)",
+			describeCaps(missing), m.Name, pkg.Dir)
 	}
 	cfg, err := m.ConfigJSON()
 	if err != nil {

@@ -251,15 +251,15 @@ func TestLoadDiagnostics(t *testing.T) {
 		kind, want     string
 	}{
 		{"unknown abi in manifest", "name: future\nabi: 2\nhooks: [input]\n", "sdkguest", nil, DiagManifest, "abi: unsupported ABI version 2"},
-		{"unknown field", "name: typo\nabi: 1\nhook: [input]\n", "sdkguest", nil, DiagManifest, "field hook not found"},
-		{"bad name", "name: Bad\nabi: 1\n", "", nil, DiagManifest, "name:"},
-		{"missing module", "name: ghost\nabi: 1\n", "", nil, DiagModule, "no such file"},
+		{"unknown field", "name: typo\nabi: 1\nhook: [input]\n", "sdkguest", nil, DiagManifest, `line 3: unknown key "hook" (did you mean "hooks"?)`},
+		{"bad name", "name: Bad\nabi: 1\nhooks: [input]\n", "", nil, DiagManifest, "name:"},
+		{"missing module", "name: ghost\nabi: 1\nhooks: [input]\n", "", nil, DiagModule, "no such file"},
 		{"exports nothing (Go)", "name: empty\nabi: 1\nhooks: [input]\n", "nothing", nil, DiagExports, "missing export pi_abi_version"},
-		{"exports nothing (bare)", "name: bare\nabi: 1\n", "", wasmModule(), DiagExports, "missing export pi_abi_version"},
-		{"module speaks abi 2", "name: later\nabi: 1\n", "", wasmModule(version(2)), DiagABI, "module speaks ABI 2"},
+		{"exports nothing (bare)", "name: bare\nabi: 1\nhooks: [input]\n", "", wasmModule(), DiagExports, "missing export pi_abi_version"},
+		{"module speaks abi 2", "name: later\nabi: 1\nhooks: [input]\n", "", wasmModule(version(2)), DiagABI, "module speaks ABI 2"},
 		{"missing hook export", "name: partial\nabi: 1\nhooks: [input, before_agent_start]\n", "", wasmModule(version(1), wasmFunc{abi.ExportInput, i32const(0)}), DiagExports, "missing export pi_before_agent_start (hook before_agent_start)"},
-		{"not wasm", "name: junk\nabi: 1\n", "", []byte("hello"), DiagCompile, "not a WebAssembly module"},
-		{"bad code", "name: junk2\nabi: 1\n", "", append(wasmModule(version(1)), 0x0a, 0x01, 0x05), DiagCompile, ""},
+		{"not wasm", "name: junk\nabi: 1\nhooks: [input]\n", "", []byte("hello"), DiagCompile, "not a WebAssembly module"},
+		{"bad code", "name: junk2\nabi: 1\nhooks: [input]\n", "", append(wasmModule(version(1)), 0x0a, 0x01, 0x05), DiagCompile, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

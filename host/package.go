@@ -1,14 +1,16 @@
 package host
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
+	"strings"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,12 +41,33 @@ func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
 	if err != nil {
 		return nil, diag("%v", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return nil, diag("%v", err)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, diag("%s", yamlerr.Message(err, raw))
 	}
 	var ds []Diagnostic
+	for _, msg := range unknownKeys(&doc, reflect.TypeOf(m), "") {
+		ds = append(ds, diag("%s", msg)...)
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	if len(doc.Content) > 0 {
+		if err := doc.Decode(&m); err != nil {
+			var te *yaml.TypeError
+			if errors.As(err, &te) {
+				for _, msg := range yamlTypeErrors(te) {
+					ds = append(ds, diag("%s", msg)...)
+				}
+				return nil, ds
+			}
+			return nil, diag("%s", yamlerr.Message(err, raw))
+		}
+	}
+	if len(m.Hooks) == 0 && len(m.Commands) == 0 {
+		// Validate names the missing fields; say what it means first.
+		ds = append(ds, diag("declares no hooks and no commands, so pi would never call it; add a hooks: list (one or more of %s)", strings.Join(abi.Hooks, ", "))...)
+	}
 	for _, e := range m.Validate() {
 		ds = append(ds, Diagnostic{Kind: DiagManifest, Path: path, Extension: m.Name, Message: e.Error()})
 	}

@@ -71,6 +71,10 @@ func printDiagnostics(w io.Writer, ds []diagnostic) {
 // listDiagnostics writes diagnostics as an indented list, for listings.
 func listDiagnostics(w io.Writer, ds []diagnostic) {
 	for _, d := range ds {
-		fmt.Fprintf(w, "  %s: %s: %s\n", d.Kind, esc(d.where()), esc(d.Message))
+		if where := d.where(); where != "" {
+			fmt.Fprintf(w, "  %s: %s: %s\n", d.Kind, esc(where), esc(d.Message))
+		} else {
+			fmt.Fprintf(w, "  %s: %s\n", d.Kind, esc(d.Message))
+		}
 	}
 }

@@ -142,7 +142,7 @@ func readPackage(dir string) (*host.Package, error) {
 	for _, d := range ds {
 		msg := d.String()
 		if d.Kind == host.DiagModule && os.IsNotExist(statErr(d.Path)) {
-			msg = fmt.Sprintf("%s: module not built yet; run: pi ext build %s", d.Path, dir)
+			msg = missingModule(dir, d.Path)
 		}
 		msgs = append(msgs, msg)
 	}
@@ -150,6 +150,21 @@ func readPackage(dir string) (*host.Package, error) {
 		msgs = []string{dir + ": not an extension package"}
 	}
 	return nil, errLines(msgs...)
+}
+
+// missingModule explains a module file that is not there: an extension not
+// built yet, or a manifest naming a file other than the one that was built.
+func missingModule(dir, path string) string {
+	others, _ := filepath.Glob(filepath.Join(dir, "*.wasm"))
+	if len(others) == 0 {
+		return fmt.Sprintf("%s: module not built yet; run: pi ext build %s", path, dir)
+	}
+	names := make([]string, len(others))
+	for i, o := range others {
+		names[i] = filepath.Base(o)
+	}
+	return fmt.Sprintf("%s: no such module file, but the directory holds %s; the module file is module: in %s, or NAME.wasm without it",
+		path, strings.Join(names, ", "), abi.ManifestFile)
 }
 
 func statErr(p string) error { _, err := os.Stat(p); return err }

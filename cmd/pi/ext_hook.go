@@ -29,7 +29,39 @@ type extTestJSON struct {
 	Logs        []string         `json:"logs"`
 }
 
+// cmdExtTest runs ext test; with --json a failure is also a JSON object on
+// stdout ({"error": ..., "usage": bool}), so a script reading stdout gets
+// JSON whatever happens. Exit codes and the stderr line are unchanged.
 func (a *app) cmdExtTest(ctx context.Context, args []string) error {
+	err := a.extTest(ctx, args)
+	if err == nil || errors.Is(err, errHelp) || !wantsJSON(args) {
+		return err
+	}
+	var ue *usageError
+	if werr := writeJSON(a.stdout, struct {
+		Error string `json:"error"`
+		Usage bool   `json:"usage"`
+	}{err.Error(), errors.As(err, &ue)}); werr != nil {
+		return errors.Join(err, werr)
+	}
+	return err
+}
+
+// wantsJSON reports whether the arguments ask for --json (also when they do
+// not parse, so a usage error is JSON too).
+func wantsJSON(args []string) bool {
+	for _, s := range args {
+		if s == "--" {
+			return false
+		}
+		if s == "--json" || s == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) extTest(ctx context.Context, args []string) error {
 	flags := newExtFlags("test")
 	hook := flags.String("hook", "", "hook to call: "+strings.Join(abi.Hooks, ", "))
 	eventFile := flags.String("event", "", `file holding the JSON event ("-" reads stdin)`)

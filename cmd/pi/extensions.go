@@ -161,9 +161,29 @@ func (a *app) grantsFor(c *common, dirs []string) (host.Grants, error) {
 		default:
 			return nil, usagef("--grant %s: unknown capability %q (want files, network, env, clock or random)", g, kind)
 		}
+		if kind != "" && !requests(ref.m.Capabilities, kind) {
+			return nil, usagef("--grant %s: %s does not request %s (it requests %s)", g, name, kind, capsText(ref.m.Capabilities))
+		}
 		extra[name] = cur
 	}
 	return grants.Merge(extra), nil
+}
+
+// requests reports whether a manifest asks for the capability kind.
+func requests(c abi.Capabilities, kind string) bool {
+	switch kind {
+	case "files":
+		return len(c.Files) > 0
+	case "network":
+		return len(c.Network) > 0
+	case "env":
+		return len(c.Env) > 0
+	case "clock":
+		return c.Clock
+	case "random":
+		return c.Random
+	}
+	return false
 }
 
 // hookNames lists the hooks an extension handles, for listings.

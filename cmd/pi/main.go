@@ -102,6 +102,7 @@ Usage:
   pi expand [flags] -- TEXT   show what an input line becomes before it is sent
   pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust
   pi ext SUBCOMMAND           build, inspect, test, install and list extensions
+  pi session list [--all]     list the sessions of this directory, newest first
   pi session show FILE        show a session transcript and the requests it replays to
   pi sandbox check [--json]   show the sandbox policy for this directory and whether the kernel enforces it
   pi trust [--revoke] [DIR]   trust a project's .pi/ resources from now on (or stop trusting it)

@@ -157,13 +157,25 @@ func (a *app) cmdResources(ctx context.Context, args []string) error {
 	return printResources(a, out)
 }
 
+// trustLine says whether the project is trusted and why, without saying it
+// twice when the reason already does ("untrusted by a stored decision").
+func trustLine(trusted bool, reason string) string {
+	if strings.HasPrefix(reason, "trusted") || strings.HasPrefix(reason, "untrusted") || strings.HasPrefix(reason, "not trusted") {
+		return reason
+	}
+	state := "not trusted"
+	if trusted {
+		state = "trusted"
+	}
+	if reason == "" {
+		return state
+	}
+	return state + ": " + reason
+}
+
 func printResources(a *app, r resourcesJSON) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	trust := "not trusted"
-	if r.Trust.Trusted {
-		trust = "trusted"
-	}
-	fmt.Fprintf(tw, "project\t%s (%s: %s)\n", esc(r.Cwd), trust, esc(r.Trust.Reason))
+	fmt.Fprintf(tw, "project\t%s (%s)\n", esc(r.Cwd), esc(trustLine(r.Trust.Trusted, r.Trust.Reason)))
 	fmt.Fprintf(tw, "agent dir\t%s\n", esc(r.AgentDir))
 	section := func(title string, n int) {
 		fmt.Fprintf(tw, "\n%s (%d)\n", title, n)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,16 +13,31 @@ import (
 	"github.com/spf13/pflag"
 )
 
+const sessionUsage = `Usage:
+  pi session list [--all] [--cwd DIR] [--json]   sessions of this directory, newest first
+  pi session show FILE [--request N] [--json]     a transcript and the requests it replays to
+`
+
 func (a *app) cmdSession(ctx context.Context, args []string) error {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+		fmt.Fprint(a.stdout, sessionUsage)
+		return errHelp
+	}
+	if len(args) > 0 && args[0] == "list" {
+		return a.cmdSessionList(args[1:])
+	}
 	if len(args) == 0 || args[0] != "show" {
-		return usagef("usage: pi session show FILE [--request N] [--json]")
+		return usagef("session: want a subcommand\n%s", sessionUsage)
 	}
 	fs := pflag.NewFlagSet("session show", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
 	req := fs.Int("request", -1, "show the exact messages of request N (0 is the first)")
 	fs.SetOutput(new(strings.Builder))
 	if err := fs.Parse(args[1:]); err != nil {
-		return a.helpOr(usagef("%v", err), "pi session show FILE [flags]", fs)
+		if errors.Is(err, pflag.ErrHelp) {
+			return a.helpOr(err, "pi session show FILE [flags]", fs)
+		}
+		return usagef("session show: %v", err)
 	}
 	if fs.NArg() != 1 {
 		return usagef("session show needs exactly one FILE")
@@ -65,7 +81,9 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
 	}
 	if *req < 0 {
-		fmt.Fprintf(a.stdout, "session %s  cwd %s  started %s\n\n", esc(tr.Header.ID), esc(tr.Header.Cwd), esc(tr.Header.Timestamp))
+		n := session.Requests(tr.Branch())
+		fmt.Fprintf(a.stdout, "session %s  cwd %s  started %s\n", esc(tr.Header.ID), esc(tr.Header.Cwd), esc(tr.Header.Timestamp))
+		fmt.Fprintf(a.stdout, "%d %s (--request N shows one, 0 to %d)\n\n", n, plural(n, "request", "requests"), max(n-1, 0))
 		for i, e := range tr.Entries {
 			fmt.Fprintf(a.stdout, "%3d  %s\n", i, describeEntry(e))
 		}
@@ -157,4 +175,11 @@ func describeMessage(m provider.Message) string {
 		s = fmt.Sprintf("%s %s: %s", m.ToolCallID, status, s)
 	}
 	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -137,7 +137,7 @@ func (s ContextSearch) read(path, tree string, inProject bool, ds *diagnostics) 
 		case s.Trusted:
 			tree = ""
 		default:
-			ds.add(KindSkipped, path, "context file skipped: it is a symbolic link to %s, outside %s; pi follows such links only in a trusted project", target, tree)
+			ds.add(KindSkipped, path, "it is a symbolic link to %s, outside %s; pi follows such links only in a trusted project", target, tree)
 			return "", false
 		}
 	}
@@ -162,7 +162,7 @@ func (s ContextSearch) read(path, tree string, inProject bool, ds *diagnostics) 
 			why = "it is " + why
 		}
 		if why != "" {
-			ds.add(KindSkipped, path, "context file skipped: %s, so someone else may have written it", why)
+			ds.add(KindSkipped, path, "%s, so someone else may have written it", why)
 			return "", false
 		}
 	}

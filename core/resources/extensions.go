@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,12 +66,16 @@ func FindExtensionDirs(s ExtensionSearch) ([]string, []Diagnostic) {
 			if note == "" {
 				note = defaultSkipNote
 			}
-			ds.add(KindSkipped, proj, "project extensions in .pi/extensions skipped: %s", note)
+			ds.add(KindSkipped, proj, "%s", note)
 		}
 	}
 	explicit := func(p string) {
 		if !isDir(p) {
-			ds.add(KindWarning, p, "extension path is not a directory")
+			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+				ds.add(KindWarning, p, "extension path does not exist")
+			} else {
+				ds.add(KindWarning, p, "extension path is not a directory (an extension is a directory holding %s)", "extension.yaml")
+			}
 			return
 		}
 		add(p)

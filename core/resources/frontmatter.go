@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/piwasm/pi/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
 
@@ -101,7 +102,11 @@ func ParseFrontmatter(content string) (map[string]any, string, error) {
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal([]byte(yamlText), &node); err != nil {
-		return fm, body, &FrontmatterError{Line: yamlErrLine(err), Err: err}
+		line, msg := yamlerr.Split(err, []byte(yamlText))
+		if line > 0 {
+			line++ // the YAML starts after the opening fence
+		}
+		return fm, body, &FrontmatterError{Line: line, Err: errors.New(msg)}
 	}
 	if len(node.Content) == 0 {
 		return fm, body, nil

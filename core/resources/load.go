@@ -142,7 +142,7 @@ func Load(cfg Config) (*Loaded, error) {
 		}
 		settings = MergeSettings(global, proj)
 	} else if isRegularFile(projSettings) {
-		ds.add(KindSkipped, projSettings, "project .pi/%s skipped: %s", SettingsFileName, skipNote)
+		ds.add(KindSkipped, projSettings, "%s", skipNote)
 	}
 	if settings.Files == nil {
 		settings.Files = []string{}

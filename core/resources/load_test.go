@@ -137,6 +137,10 @@ func TestLoadUntrusted(t *testing.T) {
 			if !strings.Contains(d.Message, "--approve") {
 				t.Errorf("skip reason does not say how to trust: %v", d)
 			}
+			// The kind is said once: "skipped: PATH: reason".
+			if strings.Count(d.String(), "skipped") != 1 {
+				t.Errorf("doubled wording: %s", d)
+			}
 		}
 	}
 	for _, want := range []string{"app/.pi/settings.json", "app/.pi/SYSTEM.md", "app/.pi/APPEND_SYSTEM.md", "app/.pi/skills", "app/.agents/skills", ".agents/skills", "app/.pi/prompts", "app/.pi/extensions"} {

@@ -321,7 +321,7 @@ func FindSkills(s SkillSearch) ([]Skill, []Diagnostic) {
 			if s.Trusted {
 				addDir(proj, SourceProject, true)
 			} else if isDir(proj) {
-				ds.add(KindSkipped, proj, "project skills in .pi/skills skipped: %s", note)
+				ds.add(KindSkipped, proj, "%s", note)
 			}
 			for _, dir := range agentsSkillDirs(cwd) {
 				if userAgents != "" && sameDir(dir, userAgents) {
@@ -330,7 +330,7 @@ func FindSkills(s SkillSearch) ([]Skill, []Diagnostic) {
 				if s.Trusted {
 					addDir(dir, SourceProjectAgents, false)
 				} else if isDir(dir) {
-					ds.add(KindSkipped, dir, "project skills in .agents/skills skipped: %s", note)
+					ds.add(KindSkipped, dir, "%s", note)
 				}
 			}
 		}

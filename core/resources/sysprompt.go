@@ -101,7 +101,7 @@ func (p PromptFiles) discover(name string, ds *diagnostics) (text, source string
 				if note == "" {
 					note = defaultSkipNote
 				}
-				ds.add(KindSkipped, proj, "project .pi/%s skipped: %s", name, note)
+				ds.add(KindSkipped, proj, "%s", note)
 			}
 		}
 	}

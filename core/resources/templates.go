@@ -221,7 +221,7 @@ func FindTemplates(s TemplateSearch) ([]Template, []Diagnostic) {
 			if s.Trusted {
 				all = append(all, loadTemplatesDir(proj, SourceProject, &ds)...)
 			} else if isDir(proj) {
-				ds.add(KindSkipped, proj, "project prompt templates in .pi/prompts skipped: %s", note)
+				ds.add(KindSkipped, proj, "%s", note)
 			}
 		}
 		if s.AgentDir != "" {
