@@ -57,17 +57,8 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		}
 		replay.Cwd = w.loaded.Cwd
 		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
-	} else {
-		spec := r.model
-		if r.provider != "" && !strings.HasPrefix(spec, r.provider+"/") {
-			spec = r.provider + "/" + spec
-		}
-		if route, err = a.route(w.loaded.AgentDir, spec, r.dryRun); err != nil {
-			return nil, err
-		}
-	}
-	if r.apiKey != "" {
-		route.APIKey = r.apiKey
+	} else if route, err = a.route(w.loaded.AgentDir, r); err != nil {
+		return nil, err
 	}
 	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, r)
 	if err != nil {

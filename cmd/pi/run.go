@@ -28,6 +28,7 @@ type runFlags struct {
 	model       string
 	provider    string
 	apiKey      string
+	thinking    string
 	mode        string
 	listModels  string
 	version     bool
@@ -49,6 +50,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json); replay:FILE plays back a recorded session")
 	fs.StringVar(&r.provider, "provider", "", "look the model up in this provider only")
 	fs.StringVar(&r.apiKey, "api-key", "", "API key for this run (not stored)")
+	fs.StringVar(&r.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh or max (overrides a --model NAME:LEVEL suffix)")
 	fs.StringVar(&r.mode, "mode", "text", "output: text (the final reply), json (the session header, then one event per line) or rpc (commands on stdin, responses and events on stdout)")
 	fs.StringVar(&r.listModels, "list-models", "", "list the configured models (optionally matching SEARCH) and exit")
 	fs.Lookup("list-models").NoOptDefVal = "\x00all"
@@ -296,18 +298,23 @@ func runOutcome(err error, ctx context.Context) error {
 // errAborted is a run stopped by the user or a signal.
 var errAborted = errors.New("aborted")
 
-// route resolves the model. A dry run without any configured model uses a
-// stand-in OpenAI-shaped route so the body can still be shown.
-func (a *app) route(agentDir, spec string, dryRun bool) (provider.Route, error) {
+// route resolves --provider/--model/--thinking/--api-key the way the
+// established harness does (exact, then fuzzy, ":level" suffixes). A dry
+// run without any configured model uses a stand-in OpenAI-shaped route so
+// the body can still be shown.
+func (a *app) route(agentDir string, r *runFlags) (provider.Route, error) {
 	models, err := provider.LoadModels(filepath.Join(agentDir, "models.json"), a.getenv)
 	if err != nil {
 		return provider.Route{}, err
 	}
-	route, err := models.Resolve(spec)
+	sel, err := models.Select(provider.Selection{Provider: r.provider, Model: r.model, Thinking: r.thinking, APIKey: r.apiKey})
 	if err == nil {
-		return route, nil
+		if sel.Warning != "" {
+			fmt.Fprintf(a.stderr, "pi: %s\n", esc(sel.Warning))
+		}
+		return sel.Route, nil
 	}
-	if dryRun && !models.Found && spec == "" {
+	if r.dryRun && !models.Found && r.model == "" {
 		return provider.Route{Provider: "openai", ModelID: "unconfigured", API: provider.APIOpenAICompletions, BaseURL: provider.DefaultOpenAIBaseURL, SystemInHistory: true}, nil
 	}
 	return provider.Route{}, fmt.Errorf("model: %w", err)
@@ -380,8 +387,8 @@ func (e *eventWriter) emit(v any) {
 // version is pi's version; release builds set it with -ldflags "-X main.version=...".
 var version = "0.2.0-dev"
 
-// listModels prints the configured models, optionally those matching
-// search, one per line.
+// listModels prints the models pi can use (those with a key), optionally
+// those matching search, as a table.
 func (a *app) listModels(c *common, search string) error {
 	models, err := provider.LoadModels(filepath.Join(a.agentDir(), "models.json"), a.getenv)
 	if err != nil {
@@ -390,10 +397,15 @@ func (a *app) listModels(c *common, search string) error {
 	if search == "\x00all" {
 		search = ""
 	}
-	for _, spec := range models.Specs() {
-		if search == "" || strings.Contains(strings.ToLower(spec), strings.ToLower(search)) {
-			fmt.Fprintln(a.stdout, spec)
+	list := models.ListModels(search)
+	if len(list) == 0 {
+		if search != "" {
+			fmt.Fprintf(a.stdout, "No configured model matches %q.\n", search)
+		} else {
+			fmt.Fprintf(a.stdout, "No model is usable: list one in %s or set an API key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).\n", esc(filepath.Join(a.agentDir(), "models.json")))
 		}
+		return nil
 	}
-	return nil
+	_, err = io.WriteString(a.stdout, provider.FormatModelList(list))
+	return err
 }
