@@ -29,7 +29,7 @@ const (
 // Limit defaults and host-side caps. A manifest value of 0 means the
 // default; a value above the cap is a manifest error.
 const (
-	DefaultTimeoutMs = 100
+	DefaultTimeoutMs = 500
 	MaxTimeoutMs     = 5000
 	DefaultMemoryMiB = 64
 	MaxMemoryMiB     = 512

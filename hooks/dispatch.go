@@ -17,6 +17,10 @@ type Dispatcher struct {
 	handlers    []Handler
 	commands    []Command
 	diagnostics []Diagnostic
+	// The last good result of each handler (by name) in this
+	// dispatcher's life: a skipped failure keeps it (see BeforeAgentStart).
+	lastStart    map[string]abi.BeforeAgentStartResult
+	lastAssemble map[string][]abi.Op
 }
 
 // Command is a registered slash command. Name is what the user types: the

@@ -38,10 +38,20 @@ type Forced struct {
 }
 
 // BeforeAgentStart runs the before_agent_start chain: each handler sees the
-// options as the earlier ones left them. A handler whose result holds an
-// invalid op fails as a whole (none of its ops apply).
+// options as the earlier ones left them. A handler's result is checked at
+// its own boundary: an invalid op, or ops after which the prompt no longer
+// renders (an interpolated section naming an unknown variable), fail that
+// handler as a whole (none of its ops apply) and never a later one. A
+// skipped handler that had a good result earlier in this dispatcher's life
+// (an earlier turn) keeps that result's ops, so that a transient failure
+// does not churn the prompt. Options that do not render before any handler
+// runs are an error of the configuration, returned as such.
 func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts prompt.Options) (StartResult, error) {
 	out := StartResult{Options: opts}
+	view := newOptionsView(out.Options, input)
+	if _, err := view.render(); err != nil {
+		return StartResult{}, fmt.Errorf("the prompt does not render before any extension runs (check settings and prompt files): %w", err)
+	}
 	for _, h := range d.handlers {
 		if !h.Handles(abi.HookBeforeAgentStart) {
 			continue
@@ -49,26 +59,33 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 		if f, ok := h.(InputFilter); ok && !f.WantsInput(input) {
 			continue
 		}
-		view := newOptionsView(out.Options, input)
 		ev, err := view.event()
+		var next *optionsView
+		var res abi.BeforeAgentStartResult
 		if err == nil {
-			var res abi.BeforeAgentStartResult
 			res, err = h.BeforeAgentStart(ctx, ev, view.fetch)
 			if err == nil {
-				err = abi.ValidateOps(abi.HookBeforeAgentStart, res.Ops)
-				if err != nil {
-					err = fmt.Errorf("%w: %v", ErrInvalidResult, err)
-				}
+				next, err = startStep(out.Options, res, input, h.Name())
 			}
-			if err == nil {
-				out.Options = applyStartOps(out.Options, res.Ops, SourceOf(h.Name()))
-				if res.Message != "" {
-					out.Messages = append(out.Messages, Injected{Extension: h.Name(), Text: res.Message})
+		}
+		if err == nil {
+			d.rememberStart(h, res)
+			out.Options, view = next.opts, next
+			if res.Message != "" {
+				out.Messages = append(out.Messages, Injected{Extension: h.Name(), Text: res.Message})
+			}
+			if res.ForcePrompt != nil {
+				out.Forced = &Forced{Extension: h.Name(), Text: *res.ForcePrompt}
+			}
+			continue
+		}
+		if h.FailurePolicy() != PolicyAbort {
+			if last, ok := d.lastStart[h.Name()]; ok {
+				if kept, kerr := startStep(out.Options, last, input, h.Name()); kerr == nil {
+					d.keptLast(h, abi.HookBeforeAgentStart, err)
+					out.Options, view = kept.opts, kept
+					continue
 				}
-				if res.ForcePrompt != nil {
-					out.Forced = &Forced{Extension: h.Name(), Text: *res.ForcePrompt}
-				}
-				continue
 			}
 		}
 		if ferr := d.fail(h, abi.HookBeforeAgentStart, err); ferr != nil {
@@ -76,6 +93,39 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 		}
 	}
 	return out, nil
+}
+
+// startStep validates a before_agent_start result and applies its ops to
+// opts; the result must leave a prompt that renders.
+func startStep(opts prompt.Options, res abi.BeforeAgentStartResult, input, name string) (*optionsView, error) {
+	if err := abi.ValidateOps(abi.HookBeforeAgentStart, res.Ops); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidResult, err)
+	}
+	next := newOptionsView(applyStartOps(opts, res.Ops, SourceOf(name)), input)
+	if _, err := next.render(); err != nil {
+		return nil, fmt.Errorf("%w: the prompt no longer renders after its ops: %v", ErrInvalidResult, err)
+	}
+	return next, nil
+}
+
+// rememberStart keeps the ops of a good before_agent_start result (its
+// message and forced prompt belong to one turn and are not kept).
+func (d *Dispatcher) rememberStart(h Handler, res abi.BeforeAgentStartResult) {
+	if d.lastStart == nil {
+		d.lastStart = map[string]abi.BeforeAgentStartResult{}
+	}
+	d.lastStart[h.Name()] = abi.BeforeAgentStartResult{Ops: res.Ops}
+}
+
+// keptLast records that a failed skip handler's last good result was used
+// instead of dropping what it contributes.
+func (d *Dispatcher) keptLast(h Handler, hook string, err error) {
+	d.diagnostics = append(d.diagnostics, Diagnostic{
+		Kind:      "error",
+		Extension: h.Name(),
+		Hook:      hook,
+		Message:   fmt.Sprintf("extension %s failed in %s: %v; its last good result in this run is kept", h.Name(), hook, err),
+	})
 }
 
 // optionsView renders the options once so a handler can see the prompt so
@@ -227,6 +277,9 @@ func setVariable(vs []prompt.Variable, v prompt.Variable) []prompt.Variable {
 // leaves it unchanged. The complete-section and suppressed-context rules of
 // prompt.Waterfall apply to the final result.
 func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.Assembly, error) {
+	if _, err := prompt.Render(a); err != nil {
+		return nil, fmt.Errorf("the prompt does not render before any extension runs (check settings and prompt files): %w", err)
+	}
 	guard := newGuard(d.handlers)
 	guard.record(a)
 	var steps []prompt.Step
@@ -235,7 +288,18 @@ func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.
 			continue
 		}
 		steps = append(steps, func(cur *prompt.Assembly) (*prompt.Assembly, error) {
-			next, err := assembleOnce(ctx, h, cur)
+			next, ops, err := assembleOnce(ctx, h, cur)
+			if err == nil {
+				d.rememberAssemble(h, ops)
+			}
+			if err != nil && h.FailurePolicy() != PolicyAbort {
+				if last, ok := d.lastAssemble[h.Name()]; ok {
+					if kept, kerr := applyAssembleOps(cur, last, h.Name()); kerr == nil {
+						d.keptLast(h, abi.HookAssemble, err)
+						return kept, nil
+					}
+				}
+			}
 			if err != nil {
 				if ferr := d.fail(h, abi.HookAssemble, err); ferr != nil {
 					return nil, ferr
@@ -332,7 +396,11 @@ func (d *Dispatcher) Protected(a *prompt.Assembly) []string {
 	return out
 }
 
-func assembleOnce(ctx context.Context, h Handler, cur *prompt.Assembly) (*prompt.Assembly, error) {
+// assembleOnce runs h's assemble hook on cur and returns the assembly it
+// leads to (nil: unchanged) and the ops it applied. The result is checked
+// at h's boundary: ops that do not apply, or after which the assembly no
+// longer renders, are h's failure.
+func assembleOnce(ctx context.Context, h Handler, cur *prompt.Assembly) (*prompt.Assembly, []abi.Op, error) {
 	ev := toAssembleEvent(cur)
 	fetch := func(key string) ([]byte, bool) {
 		if name, ok := strings.CutPrefix(key, abi.KeySectionPrefix); ok {
@@ -344,22 +412,43 @@ func assembleOnce(ctx context.Context, h Handler, cur *prompt.Assembly) (*prompt
 	}
 	res, err := h.Assemble(ctx, ev, fetch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(res.Ops) == 0 {
+	next, err := applyAssembleOps(cur, res.Ops, h.Name())
+	return next, res.Ops, err
+}
+
+// applyAssembleOps applies assemble ops of the extension name to cur.
+func applyAssembleOps(cur *prompt.Assembly, ops []abi.Op, name string) (*prompt.Assembly, error) {
+	if len(ops) == 0 {
 		return nil, nil
 	}
-	next, err := abi.ApplyAssemble(ev, res.Ops)
+	next, err := abi.ApplyAssemble(toAssembleEvent(cur), ops)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidResult, err)
 	}
 	touched := map[string]bool{}
-	for _, op := range res.Ops {
+	for _, op := range ops {
 		if op.Op == abi.OpSetSection {
 			touched[op.Name] = true
 		}
 	}
-	return fromAssembleEvent(next, cur, touched, SourceOf(h.Name()))
+	a, err := fromAssembleEvent(next, cur, touched, SourceOf(name))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := prompt.Render(a); err != nil {
+		return nil, fmt.Errorf("%w: the prompt no longer renders after its ops: %v", ErrInvalidResult, err)
+	}
+	return a, nil
+}
+
+// rememberAssemble keeps the ops of a good assemble result.
+func (d *Dispatcher) rememberAssemble(h Handler, ops []abi.Op) {
+	if d.lastAssemble == nil {
+		d.lastAssemble = map[string][]abi.Op{}
+	}
+	d.lastAssemble[h.Name()] = ops
 }
 
 func toAssembleEvent(a *prompt.Assembly) abi.AssembleEvent {

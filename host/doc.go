@@ -32,7 +32,7 @@
 // # Limits
 //
 // Every call runs under a deadline (the manifest's timeoutMs, default
-// 100 ms, capped at 5 s) with wazero's close-on-context-done: compiled
+// 500 ms, capped at 5 s) with wazero's close-on-context-done: compiled
 // guest code cannot otherwise be interrupted, and a looping guest would
 // block the whole process at its next garbage collection. Memory is capped
 // per instance (default 64 MiB, cap 512 MiB) and output per call (default

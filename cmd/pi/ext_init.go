@@ -36,7 +36,7 @@ hooks: [before_agent_start]
 
 # Per-call limits; the values shown are the defaults.
 # limits:
-#   timeoutMs: 100
+#   timeoutMs: 500
 #   memoryMiB: 64
 #   outputKiB: 1024
 

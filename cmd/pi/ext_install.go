@@ -179,11 +179,15 @@ func installCopy(pkg *host.Package, root, dest string) error {
 		return err
 	}
 	for _, f := range []string{pkg.ManifestPath, pkg.ModulePath} {
-		b, err := os.ReadFile(f)
+		b, mode, err := installSource(f, f == pkg.ModulePath)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(stage, filepath.Base(f)), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(stage, filepath.Base(f)), b, mode); err != nil {
+			return err
+		}
+		// WriteFile's mode passes through the umask; set it exactly.
+		if err := os.Chmod(filepath.Join(stage, filepath.Base(f)), mode); err != nil {
 			return err
 		}
 	}
@@ -239,4 +243,31 @@ func (a *app) cmdExtRemove(args []string) error {
 		fmt.Fprintf(a.stdout, "forgot the stored grant of %s\n", name)
 	}
 	return nil
+}
+
+// installSource reads a file of a package being installed. It must be a
+// regular file in the package, not a symbolic link (which could point at
+// anything the user can read, and change after the check); a module must
+// be WebAssembly. The copy keeps the file's permissions, never wider than
+// 0644: a private 0600 file stays private.
+func installSource(path string, module bool) ([]byte, os.FileMode, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return nil, 0, fmt.Errorf("%s is a symbolic link; install copies only regular files (copy the file itself into the package)", path)
+	}
+	max := int64(host.MaxManifestBytes)
+	if module {
+		max = host.MaxModuleBytes
+	}
+	b, err := host.ReadRegularFile(path, max)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if module && !bytes.HasPrefix(b, []byte("\x00asm")) {
+		return nil, 0, fmt.Errorf("%s is not a WebAssembly module (it does not start with \\0asm)", path)
+	}
+	return b, st.Mode().Perm() & 0o644, nil
 }
