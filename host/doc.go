@@ -26,8 +26,8 @@
 // reading) and a deterministic random source, unless the manifest requests
 // and the user grants the capability. Network access goes through the
 // Extism kernel's http_request, restricted to the granted hosts and ports
-// on every round trip. Files are read only
-// through pi_read_file, within the granted globs under the project root.
+// on every round trip, redirects included. Files are read only through
+// pi_read_file, within the granted globs, opened under the project root.
 //
 // # Limits
 //

@@ -28,7 +28,7 @@ func TestReviewReadFileFIFODoesNotHang(t *testing.T) {
 	}
 	rt := secReviewRuntime(t, root)
 	m := strings.Replace(hostileManifest, "mode: ok", "mode: readfile\n  path: allowed.txt", 1)
-	m = strings.Replace(m, "timeoutMs: 1000", "timeoutMs: 200", 1)
+	m = strings.Replace(m, "timeoutMs: 5000", "timeoutMs: 200", 1)
 	e := secReviewLoad(t, rt, Grants{"hostile": {Files: []string{"allowed.txt"}}}, pkg(t, "hostile", m))
 	// Instantiate first so that the wait below measures only the call.
 	if err := e.secReviewWarm(ctx); err != nil {

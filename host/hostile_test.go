@@ -22,7 +22,7 @@ hooks: [before_agent_start]
 capabilities:
   files: [allowed.txt, "ok/*.txt"]
 limits:
-  timeoutMs: 1000
+  timeoutMs: 5000
   memoryMiB: 32
 config:
   mode: ok
@@ -53,14 +53,13 @@ func wellBehaved(t *testing.T, good *Extension) {
 func TestHostileGuests(t *testing.T) {
 	ctx := context.Background()
 	// Only the looping case needs a short deadline; the others get the
-	// longest one, so that on a loaded machine the limit under test (memory,
-	// output size) is reached before the deadline.
-	roomy := strings.Replace(hostileManifest, "timeoutMs: 1000", "timeoutMs: 5000", 1)
+	// longest one (hostileManifest's), so that on a loaded machine the limit
+	// under test (memory, output size) is reached before the deadline.
 	exts := load(t, Grants{"hostile": {Files: []string{"allowed.txt", "ok/*.txt"}}},
-		pkg(t, "hostile", roomy),
+		pkg(t, "hostile", hostileManifest),
 		pkg(t, "sdkguest", "name: good\nabi: 1\nhooks: [before_agent_start]\n"))
 	hostile, good := exts[0], exts[1]
-	looper := load1(t, "hostile", hostileManifest)
+	looper := load1(t, "hostile", strings.Replace(hostileManifest, "timeoutMs: 5000", "timeoutMs: 1000", 1))
 	retiredByHostile := 0
 
 	var hits atomic.Int32
@@ -93,7 +92,7 @@ func TestHostileGuests(t *testing.T) {
 				target = looper
 			}
 			if c.mode == "net" {
-				net := load1(t, "hostile", strings.Replace(roomy, "mode: ok", "mode: net\n  url: "+srv.URL, 1))
+				net := load1(t, "hostile", strings.Replace(hostileManifest, "mode: ok", "mode: net\n  url: "+srv.URL, 1))
 				_, err = net.BeforeAgentStart(ctx, ev, nil)
 				callErr(t, err, "hostile", c.cause)
 				if net.Retired() != 1 {
@@ -330,7 +329,7 @@ func TestGuestErrorsKeepInstance(t *testing.T) {
 }
 
 func TestCanceledContext(t *testing.T) {
-	e := load1(t, "hostile", strings.Replace(hostileManifest, "timeoutMs: 1000", "timeoutMs: 5000", 1))
+	e := load1(t, "hostile", hostileManifest)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -354,7 +353,7 @@ func TestExtismLogIsCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close(context.Background())
-	m := strings.Replace(hostileManifest, "timeoutMs: 1000", "timeoutMs: 5000", 1)
+	m := hostileManifest
 	exts, diags := rt.Load(context.Background(), []string{pkg(t, "hostile", m)}, nil)
 	if len(exts) != 1 {
 		t.Fatal(diags)
@@ -373,7 +372,7 @@ func TestExtismLogIsCapped(t *testing.T) {
 // to a few hundred; it fails if the deadline used were 4 times the one set.
 func TestDeadlineFiresNearItsValue(t *testing.T) {
 	const ms = 1500
-	m := strings.Replace(hostileManifest, "timeoutMs: 1000", fmt.Sprintf("timeoutMs: %d", ms), 1)
+	m := strings.Replace(hostileManifest, "timeoutMs: 5000", fmt.Sprintf("timeoutMs: %d", ms), 1)
 	e := load1(t, "hostile", m)
 	ctx := context.Background()
 	// Instantiate first: the measurement covers the call alone.

@@ -144,7 +144,7 @@ commands:
 capabilities:
   files: [allowed.txt]
 limits:
-  timeoutMs: 2000
+  timeoutMs: 5000
 `
 
 // secReviewRuntime returns a runtime over its own project directory (so that

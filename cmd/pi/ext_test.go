@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/host"
 )
 
@@ -196,7 +197,7 @@ func TestExtLifecycle(t *testing.T) {
 		if r.Name != "hello" || r.Version != "0.1.0" || r.SHA256 != built[0].SHA256 || r.Size != built[0].Size || !r.Loads {
 			t.Fatalf("%+v", r)
 		}
-		if r.Limits.TimeoutMs != 100 || r.Limits.MemoryMiB != 64 || r.Failure != "skip" {
+		if r.Limits.TimeoutMs != abi.DefaultTimeoutMs || r.Limits.MemoryMiB != 64 || r.Failure != "skip" {
 			t.Errorf("effective limits and policy: %+v", r)
 		}
 		if !strings.Contains(strings.Join(r.Exports, ","), "pi_before_agent_start") || r.CompileMs <= 0 || r.CachedCompileMs <= 0 {
