@@ -104,7 +104,7 @@ func (e *Extension) compile(ctx context.Context) error {
 	}
 	ctx, cancel := e.rt.bound(ctx, 0)
 	defer cancel()
-	limit := e.rt.compileTimeout()
+	limit := e.rt.compileTimeout(e.pkg.Size)
 	lock := e.rt.compileLock(e.pkg.SHA256)
 	if err := ctx.Err(); err != nil {
 		return err

@@ -37,17 +37,22 @@ type Config struct {
 	// all. Extensions that list their commands only through pi_commands are
 	// still loaded eagerly.
 	Lazy bool
-	// CompileTimeout bounds compiling one module (default
-	// DefaultCompileTimeout). wazero cannot interrupt a compilation; one
-	// that runs over is abandoned (it finishes in the background and is
-	// thrown away) and the extension fails with a diagnostic.
+	// CompileTimeout bounds compiling one module (default: see
+	// compileTimeout). wazero cannot interrupt a compilation; one that runs
+	// over is abandoned (it finishes in the background and is thrown away)
+	// and the extension fails with a diagnostic.
 	CompileTimeout time.Duration
 }
 
-// DefaultCompileTimeout is how long compiling one module may take. A
-// legitimate module of a few MiB compiles in seconds on a loaded machine;
-// some small hostile modules take minutes.
-const DefaultCompileTimeout = 60 * time.Second
+// By default compiling a module may take compileBase plus compilePerMiB
+// per MiB of module, at most compileMax: a legitimate Go guest of a few
+// MiB compiles in seconds, and in under a minute on a two-core machine
+// loaded many times over, while some small hostile modules take minutes.
+const (
+	compileBase   = 30 * time.Second
+	compilePerMiB = 30 * time.Second
+	compileMax    = 5 * time.Minute
+)
 
 // MaxModuleBytes caps the size of a module file pi reads.
 const MaxModuleBytes = 64 << 20
@@ -146,11 +151,12 @@ func (r *Runtime) bound(ctx context.Context, d time.Duration) (context.Context, 
 	return ctx, func() { stop(); cancel() }
 }
 
-func (r *Runtime) compileTimeout() time.Duration {
+// compileTimeout bounds compiling a module of size bytes.
+func (r *Runtime) compileTimeout(size int) time.Duration {
 	if r.cfg.CompileTimeout > 0 {
 		return r.cfg.CompileTimeout
 	}
-	return DefaultCompileTimeout
+	return min(compileMax, compileBase+time.Duration(float64(compilePerMiB)*float64(size)/(1<<20)))
 }
 
 // NewRuntime creates a runtime. The compilation cache directory is created

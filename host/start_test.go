@@ -190,3 +190,28 @@ func TestPackageFilesMustBeRegular(t *testing.T) {
 		})
 	}
 }
+
+// The default compile bound grows with the module, so that a big
+// legitimate module on a loaded machine gets room while a small module
+// that compiles for minutes (the hostile case: 300 KB, 100 s) does not.
+func TestCompileTimeoutBySize(t *testing.T) {
+	rt := &Runtime{}
+	cases := []struct {
+		size int
+		want time.Duration
+	}{
+		{0, 30 * time.Second},
+		{300 << 10, 30*time.Second + 30*time.Second*300/1024},
+		{1 << 20, time.Minute},
+		{4 << 20, 150 * time.Second},
+		{MaxModuleBytes, 5 * time.Minute},
+	}
+	for _, c := range cases {
+		if got := rt.compileTimeout(c.size); got != c.want {
+			t.Errorf("%d bytes: %v, want %v", c.size, got, c.want)
+		}
+	}
+	if got := (&Runtime{cfg: Config{CompileTimeout: time.Second}}).compileTimeout(1 << 30); got != time.Second {
+		t.Errorf("configured bound ignored: %v", got)
+	}
+}

@@ -148,7 +148,7 @@ func loadOne(ctx context.Context, cfg host.Config, dir string, grants host.Grant
 // moduleExports lists a module's exported functions without instantiating
 // it (the interpreter only parses and validates).
 func moduleExports(ctx context.Context, path string) []string {
-	wasm, err := os.ReadFile(path)
+	wasm, err := host.ReadRegularFile(path, host.MaxModuleBytes)
 	if err != nil {
 		return nil
 	}
