@@ -112,9 +112,13 @@ Run "pi COMMAND --help" for the flags of a command.
 
 func (a *app) run(ctx context.Context, args []string) int {
 	args = normalizeArgs(args)
-	if len(args) == 0 {
+	if len(args) == 0 && !(a.isTerminal && a.outTerminal) {
 		fmt.Fprint(a.stderr, topUsage)
 		return exitUsage
+	}
+	if len(args) == 0 {
+		// A person at a terminal: the interactive session.
+		return a.exitCode(a.cmdRun(ctx, args))
 	}
 	var err error
 	switch args[0] {

@@ -43,6 +43,7 @@ type runFlags struct {
 	piEvents    bool
 	transcript  bool
 	sandbox     sandboxFlags
+	fullscreen  bool
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -63,6 +64,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
 	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap each reply in tokens (default: the model's setting)")
 	fs.DurationVar(&r.timeout, "timeout", 30*time.Minute, "give up on the whole run after this long")
+	fs.BoolVar(&r.fullscreen, "fullscreen", false, "draw the interactive session in the whole window instead of the terminal's scrollback")
 	fs.BoolVar(&r.transcript, "transcript", false, "in text mode, show the run as it happens on stdout: messages, tool calls and the start of their results")
 	fs.BoolVar(&r.piEvents, "pi-events", false, "in JSON mode, also emit pi's own records (the prompt with its sources, the input funnel, replay mismatches)")
 }
@@ -119,6 +121,16 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	first, images, err := a.initialMessage(files, messages)
 	if err != nil {
 		return err
+	}
+	if a.wantsUI(&r) {
+		var inputs []session.Input
+		if first != nil {
+			inputs = append(inputs, session.Input{Text: *first, Images: images})
+			for _, m := range messages[1:] {
+				inputs = append(inputs, session.Input{Text: m})
+			}
+		}
+		return a.runUI(ctx, &c, &r, inputs)
 	}
 	if first == nil {
 		if len(args) == 0 {

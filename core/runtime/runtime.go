@@ -494,3 +494,19 @@ func branchMessages(tr *session.Transcript) []prompt.Message {
 	}
 	return out
 }
+
+// Context is the context the runtime was made with: work started for the
+// session (a direct command) ends with it.
+func (rt *Runtime) Context() context.Context { return rt.base }
+
+// Reconfigure changes the runner while the session is idle (new prompt
+// options and resources after a reload).
+func (rt *Runtime) Reconfigure(fn func(r *session.Runner)) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.running {
+		return ErrBusy
+	}
+	fn(rt.runner)
+	return nil
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/ui"
+)
+
+// wantsUI reports whether this run opens the interactive session: a
+// terminal on both ends and neither -p nor another mode.
+func (a *app) wantsUI(r *runFlags) bool {
+	return a.isTerminal && a.outTerminal && !r.print && r.mode == "text" && !r.dryRun
+}
+
+// runUI opens the interactive session; inputs are sent first.
+func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {
+	q := &ui.Questions{}
+	ls, err := a.openLive(ctx, c, r, q)
+	if err != nil {
+		return err
+	}
+	defer ls.close()
+	printDiagnostics(a.stderr, ls.world.diagnostics())
+	l := ls.world.loaded
+	h := ui.Host{
+		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs,
+		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "",
+		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
+		Sessions: func() ([]ui.SessionInfo, error) {
+			return listSessions(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, 20)
+		},
+		NewSession: func() error {
+			tr, err := a.freshTranscript(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, r.noSession)
+			if err != nil {
+				return err
+			}
+			if err := ls.rt.Switch(tr); err != nil {
+				tr.Close()
+				return err
+			}
+			return nil
+		},
+		OpenSession: func(path string) error {
+			tr, err := session.OpenAppend(path)
+			if err != nil {
+				return err
+			}
+			if err := ls.rt.Switch(tr); err != nil {
+				tr.Close()
+				return err
+			}
+			return nil
+		},
+		Models: func() ([]string, error) {
+			m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
+			if err != nil {
+				return nil, err
+			}
+			return m.Specs(), nil
+		},
+		SetModel: func(spec string) error {
+			prov, id, ok := strings.Cut(spec, "/")
+			if !ok {
+				prov, id = "", spec
+			}
+			route, err := a.resolveModel(ls.world.loaded.AgentDir, prov, id)
+			if err != nil {
+				return err
+			}
+			if r.apiKey != "" {
+				route.APIKey = r.apiKey
+			}
+			ls.rt.SetRoute(route)
+			return nil
+		},
+		Sections: func() ([]ui.Section, error) {
+			p, err := session.Prepare(ctx, ls.world.ext.dispatcher, ls.world.opts, "")
+			if err != nil {
+				return nil, err
+			}
+			var out []ui.Section
+			for _, s := range p.Rendered.Sections {
+				out = append(out, ui.Section{Name: s.Name, Source: s.Source, Bytes: len(s.Text)})
+			}
+			return out, nil
+		},
+	}
+	if dir, ask := a.trustQuestion(c, l); ask {
+		h.TrustDir = dir
+		h.Trust = func(yes bool) ([]string, error) {
+			if err := resources.SaveTrust(l.AgentDir, dir, yes); err != nil {
+				return nil, err
+			}
+			if !yes {
+				return nil, nil
+			}
+			return a.reloadLive(ctx, c, ls)
+		}
+	}
+	return ui.Run(ctx, h, q, a.stdin, a.stdout)
+}
+
+// trustQuestion says whether to ask about trusting the project: it has a
+// .pi/ folder, it is not trusted, and nobody decided (no saved answer, no
+// --approve/--no-approve).
+func (a *app) trustQuestion(c *common, l *resources.Loaded) (string, bool) {
+	if l.Trust.Trusted || c.approve || c.noApprove {
+		return "", false
+	}
+	dir := l.Cwd
+	if fi, err := os.Stat(filepath.Join(dir, ".pi")); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	if _, found, err := resources.StoredTrust(l.AgentDir, dir); err != nil || found {
+		return "", false
+	}
+	return dir, true
+}
+
+// reloadLive re-reads resources and extensions and gives the session the
+// new prompt options; it returns what changed, for the person. The next
+// request carries only the sections that changed (the transcript diffs
+// them). Extension grants are not asked here: the terminal belongs to the
+// session; a new extension that needs one stays without it until pi is
+// started again.
+func (a *app) reloadLive(ctx context.Context, c *common, ls *liveSession) ([]string, error) {
+	quiet := *a
+	quiet.isTerminal = false
+	w, err := quiet.prepareWorld(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	old := ls.world
+	before, _ := session.Prepare(ctx, old.ext.dispatcher, old.opts, "")
+	after, perr := session.Prepare(ctx, w.ext.dispatcher, w.opts, "")
+	if perr != nil {
+		w.ext.close(ctx)
+		return nil, perr
+	}
+	if err := ls.rt.Reconfigure(func(r *session.Runner) {
+		r.Loaded, r.Options, r.Dispatcher = w.loaded, w.opts, w.ext.dispatcher
+	}); err != nil {
+		w.ext.close(ctx)
+		return nil, err
+	}
+	ls.world = w
+	old.ext.close(ctx)
+	var changes []string
+	if before != nil {
+		changes = sectionChanges(before, after)
+	}
+	changes = append(changes, countChange("skills", len(old.loaded.Skills), len(w.loaded.Skills))...)
+	changes = append(changes, countChange("templates", len(old.loaded.Templates), len(w.loaded.Templates))...)
+	changes = append(changes, countChange("extensions", len(old.ext.exts), len(w.ext.exts))...)
+	for _, d := range w.diagnostics() {
+		changes = append(changes, "! "+d.Message)
+	}
+	return changes, nil
+}
+
+func sectionChanges(before, after *session.Prepared) []string {
+	type sec struct{ text, source string }
+	old := map[string]sec{}
+	for _, s := range before.Rendered.Sections {
+		old[s.Name] = sec{s.Text, s.Source}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range after.Rendered.Sections {
+		seen[s.Name] = true
+		o, ok := old[s.Name]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("+ section %s (%s)", s.Name, s.Source))
+		case o.text != s.Text:
+			out = append(out, fmt.Sprintf("~ section %s changed (%s)", s.Name, s.Source))
+		}
+	}
+	for _, s := range before.Rendered.Sections {
+		if !seen[s.Name] {
+			out = append(out, fmt.Sprintf("- section %s", s.Name))
+		}
+	}
+	return out
+}
+
+func countChange(what string, before, after int) []string {
+	if before == after {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %d → %d", what, before, after)}
+}
+
+// listSessions lists cwd's sessions, newest first, at most n.
+func listSessions(agentDir, cwd string, n int) ([]ui.SessionInfo, error) {
+	dir := session.Dir(agentDir, cwd)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	var out []ui.SessionInfo
+	for _, name := range names {
+		if len(out) == n {
+			break
+		}
+		p := filepath.Join(dir, name)
+		tr, err := session.Load(p)
+		if err != nil {
+			continue
+		}
+		info := ui.SessionInfo{Path: p}
+		if fi, err := os.Stat(p); err == nil {
+			info.Modified = fi.ModTime().Format("2006-01-02 15:04")
+		}
+		for _, e := range tr.Branch() {
+			if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role != "system" {
+				info.Messages++
+				if info.First == "" && e.Message.Role == "user" {
+					info.First = e.Message.Content.Text()
+				}
+			}
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
+	"github.com/piwasm/pi/internal/scripted"
+)
+
+// terminal is pi running in a pseudo-terminal, its screen read through a
+// terminal emulator: what a person would see.
+type terminal struct {
+	t   *testing.T
+	pty *os.File
+	emu *vt.SafeEmulator
+	cmd *exec.Cmd
+	out chan struct{}
+}
+
+const termCols, termRows = 100, 40
+
+func startTerminal(t *testing.T, c *cli, dir string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PI_TEST_AS_PI=1", "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "TERM=xterm-256color", "NO_COLOR=1")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: termRows, Cols: termCols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &terminal{t: t, pty: f, emu: vt.NewSafeEmulator(termCols, termRows), cmd: cmd, out: make(chan struct{})}
+	go func() {
+		io.Copy(tm.emu, f)
+		close(tm.out)
+	}()
+	// The emulator answers the program's terminal queries.
+	go io.Copy(f, tm.emu)
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		f.Close()
+	})
+	return tm
+}
+
+// screen is the visible screen plus the scrollback, as text.
+func (tm *terminal) screen() string {
+	var b strings.Builder
+	if sb := tm.emu.Scrollback(); sb != nil {
+		for _, l := range sb.Lines() {
+			b.WriteString(strings.TrimRight(l.String(), " "))
+			b.WriteByte('\n')
+		}
+	}
+	for _, l := range strings.Split(tm.emu.String(), "\n") {
+		b.WriteString(strings.TrimRight(l, " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// waitFor waits until the screen shows want (generous deadline: the
+// machine may be loaded).
+func (tm *terminal) waitFor(want string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s := tm.screen()
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the screen never showed %q; it shows:\n%s", want, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (tm *terminal) press(keys string) {
+	tm.t.Helper()
+	if _, err := tm.pty.Write([]byte(keys)); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// typeLine types text then Enter, as a person would (in pieces, so the
+// program sees keys rather than one paste).
+func (tm *terminal) typeLine(text string) {
+	tm.t.Helper()
+	tm.press(text)
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\r")
+}
+
+func (tm *terminal) exited(within time.Duration) bool {
+	select {
+	case <-tm.out:
+		return true
+	case <-time.After(within):
+		return false
+	}
+}
+
+func TestInteractiveSession(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	writeFiles(t, proj, map[string]string{
+		"AGENTS.md":                "Use tabs.",
+		".pi/prompts/fixit.md":     "---\ndescription: fix the named thing\n---\nPlease fix $1 now.",
+		".pi/skills/tidy/SKILL.md": "---\nname: tidy\ndescription: tidy the code\n---\nTidy everything.",
+		"notes.txt":                "hello\n",
+	})
+	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Text: "I will look at **notes.txt** first.", Calls: []scripted.Call{{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"sleep 1; cat notes.txt"}`)}}},
+		{Text: "Done: the notes say hello, and I heard your steer."},
+		{Calls: []scripted.Call{{ID: "c2", Name: "bash", Args: json.RawMessage(`{"command":"sleep 60"}`)}}},
+		{Text: "Template received."},
+		{Text: "Skill received."},
+		{Text: "Reloaded context received."},
+	})
+	tm := startTerminal(t, c, proj, "--cwd", proj)
+
+	// The trust question comes first.
+	tm.waitFor("Trust this project?")
+	tm.press("y")
+	tm.waitFor("trusted " + proj)
+
+	tm.typeLine("what do the notes say?")
+	tm.waitFor("cat notes.txt")
+	tm.typeLine("and mention the steer")
+	s := tm.waitFor("I heard your steer")
+	if !strings.Contains(s, "I will look at") || !strings.Contains(s, "hello") {
+		t.Errorf("the reply or the tool output is missing:\n%s", s)
+	}
+	reqs := srv.Requests()
+	if len(reqs) < 2 || !strings.Contains(string(reqs[1]), "and mention the steer") {
+		t.Errorf("the steering message did not reach the second request")
+	}
+
+	// Esc aborts a long command; the session goes on.
+	tm.typeLine("wait for a minute")
+	tm.waitFor("sleep 60")
+	time.Sleep(200 * time.Millisecond)
+	tm.press("\x1b")
+	tm.waitFor("aborted")
+
+	// "/" completion: the template, then a skill.
+	tm.press("/fix")
+	tm.waitFor("fix the named thing")
+	tm.press("\t")
+	time.Sleep(100 * time.Millisecond)
+	tm.typeLine("main.go")
+	tm.waitFor("Template received.")
+	if last := string(srv.Requests()[len(srv.Requests())-1]); !strings.Contains(last, "Please fix main.go now.") {
+		t.Errorf("the template was not expanded: %s", last)
+	}
+	tm.press("/skill:ti")
+	tm.waitFor("tidy the code")
+	tm.press("\t")
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\r")
+	tm.waitFor("Skill received.")
+
+	// /reload after editing AGENTS.md: the UI says what changed, and the
+	// next request carries the new text.
+	writeFiles(t, proj, map[string]string{"AGENTS.md": "Use spaces, never tabs."})
+	tm.typeLine("/reload")
+	tm.waitFor("section")
+	tm.typeLine("go on")
+	tm.waitFor("Reloaded context received.")
+	if last := string(srv.Requests()[len(srv.Requests())-1]); !strings.Contains(last, "never tabs") {
+		t.Errorf("the reloaded AGENTS.md is not in the next request")
+	}
+
+	tm.typeLine("/session")
+	tm.waitFor(filepath.Join(c.agentDir, "sessions"))
+
+	final := tm.screen()
+	if os.Getenv("PI_UPDATE_CAPTURE") != "" {
+		os.WriteFile(filepath.Join("..", "..", "docs", "ui-session.txt"), []byte(capture(final, proj, c.agentDir)), 0o644)
+	}
+	tm.press("\x03")
+	tm.press("\x03")
+	if !tm.exited(30 * time.Second) {
+		t.Fatalf("ctrl+c twice did not quit:\n%s", tm.screen())
+	}
+	data, _ := os.ReadFile(filepath.Join(c.agentDir, "trust.json"))
+	if !strings.Contains(string(data), proj) {
+		t.Errorf("the trust answer was not remembered: %s", data)
+	}
+}
+
+// capture makes a screen capture readable in the docs: temporary paths
+// replaced by stable names.
+func capture(s, proj, agentDir string) string {
+	s = strings.ReplaceAll(s, agentDir, "~/.pi/agent")
+	s = strings.ReplaceAll(s, proj, "~/demo")
+	return strings.TrimRight(s, "\n") + "\n"
+}

@@ -1,0 +1,467 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/ui/render"
+)
+
+const helpText = `Keys: enter sends (while pi works: steers) · alt+enter queues a follow-up · shift+enter or ctrl+j adds a line
+esc aborts · ctrl+c clears the editor, twice quits · ctrl+o expands tool output · up/down browse history · tab completes
+/ completes commands, templates, skills (/skill:name) and extension commands · @ completes file paths
+!cmd runs a command and adds its output to the next message · !!cmd runs it without adding
+Commands: /help /model [name] /new /resume /session /reload /prompt /quit`
+
+// builtin runs a built-in command; ok is false for any other name (a
+// template, skill or extension command goes to the runtime).
+func (m *Model) builtin(name, args string) (tea.Cmd, bool) {
+	h := m.host
+	unavailable := func(what string) tea.Cmd {
+		m.addNotice(what + " is not available here")
+		return m.flush()
+	}
+	idle := func() bool {
+		if m.working {
+			m.addNotice(name + " needs the agent to be idle: wait, or press esc to abort")
+			return false
+		}
+		return true
+	}
+	switch name {
+	case "/help":
+		m.addNotice(helpText)
+		return m.flush(), true
+	case "/quit", "/exit":
+		return m.quit(), true
+	case "/session":
+		st := m.rt.State()
+		path := st.SessionFile
+		if path == "" {
+			path = "(not saved: --no-session)"
+		}
+		m.addNotice(fmt.Sprintf("session %s\n%s\n%d messages", st.SessionID, path, st.MessageCount))
+		return m.flush(), true
+	case "/new":
+		if h.NewSession == nil {
+			return unavailable("/new"), true
+		}
+		if !idle() {
+			return m.flush(), true
+		}
+		if err := h.NewSession(); err != nil {
+			m.addNotice("✗ " + err.Error())
+		} else {
+			m.addNotice("new session: " + m.rt.State().SessionFile)
+		}
+		return m.flush(), true
+	case "/resume":
+		if h.Sessions == nil || h.OpenSession == nil {
+			return unavailable("/resume"), true
+		}
+		if !idle() {
+			return m.flush(), true
+		}
+		list, err := h.Sessions()
+		if err != nil || len(list) == 0 {
+			m.addNotice(fmt.Sprintf("no sessions to resume %v", errText(err)))
+			return m.flush(), true
+		}
+		m.dialog = resumeDialog(list)
+		return nil, true
+	case "/model":
+		if h.SetModel == nil {
+			return unavailable("/model"), true
+		}
+		if args != "" {
+			return m.setModel(args), true
+		}
+		if h.Models == nil {
+			return unavailable("the model list"), true
+		}
+		list, err := h.Models()
+		if err != nil || len(list) == 0 {
+			m.addNotice(fmt.Sprintf("no models configured %v", errText(err)))
+			return m.flush(), true
+		}
+		m.dialog = modelDialog(list)
+		return nil, true
+	case "/reload":
+		if h.Reload == nil {
+			return unavailable("/reload"), true
+		}
+		if !idle() {
+			return m.flush(), true
+		}
+		changes, err := h.Reload()
+		switch {
+		case err != nil:
+			m.addNotice("✗ reload: " + err.Error())
+		case len(changes) == 0:
+			m.addNotice("reloaded: nothing changed")
+		default:
+			m.addNotice("reloaded:\n" + strings.Join(changes, "\n"))
+		}
+		return m.flush(), true
+	case "/prompt":
+		if h.Sections == nil {
+			return unavailable("/prompt"), true
+		}
+		secs, err := h.Sections()
+		if err != nil {
+			m.addNotice("✗ " + err.Error())
+			return m.flush(), true
+		}
+		var b strings.Builder
+		b.WriteString("system prompt sections:")
+		for _, s := range secs {
+			fmt.Fprintf(&b, "\n%-22s %6d bytes  %s", s.Name, s.Bytes, s.Source)
+		}
+		m.addNotice(b.String())
+		return m.flush(), true
+	}
+	return nil, false
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "(" + err.Error() + ")"
+}
+
+func (m *Model) setModel(spec string) tea.Cmd {
+	if err := m.host.SetModel(spec); err != nil {
+		m.addNotice("✗ " + err.Error())
+	} else {
+		r := m.rt.Route()
+		m.addNotice("model: " + r.Provider + "/" + r.ModelID)
+	}
+	return m.flush()
+}
+
+// runBash runs a direct command, drawn live like a tool call.
+func (m *Model) runBash(command string, add bool) tea.Cmd {
+	if command == "" {
+		return nil
+	}
+	m.nextBash++
+	id := m.nextBash
+	m.bash = &liveTool{id: fmt.Sprint(id), t: render.Tool{Name: "$", Args: []byte(fmt.Sprintf(`{"command":%q}`, command))}}
+	rt, send := m.rt, m.send
+	return func() tea.Msg {
+		res, err := rt.Bash(rt.Context(), command, add, func(out string) {
+			if send != nil {
+				send(bashMsg{id: id, output: out})
+			}
+		})
+		return bashMsg{id: id, done: true, res: res, err: err}
+	}
+}
+
+func (m *Model) bashUpdate(b bashMsg) tea.Cmd {
+	if m.bash == nil || m.bash.id != fmt.Sprint(b.id) {
+		return nil
+	}
+	if !b.done {
+		m.bash.t.Output = b.output
+		return nil
+	}
+	t := m.bash.t
+	m.bash = nil
+	t.Done, t.DurationMs = true, -2
+	switch {
+	case b.err != nil:
+		t.Output, t.IsError = b.err.Error(), true
+	default:
+		t.Output = b.res.Output
+		if b.res.ExitCode != 0 {
+			t.IsError = true
+			t.Output += fmt.Sprintf("\n(exit code %d)", b.res.ExitCode)
+		}
+		if b.res.Cancelled {
+			t.IsError = true
+			t.Output += "\n(cancelled)"
+		}
+	}
+	m.addBlock(func(w int, x bool) string { return render.ToolCall(t, x, w, m.st) })
+	return m.flush()
+}
+
+// complete updates the completion menu for the editor's text: "/" at the
+// start completes commands, a word starting with "@" completes paths.
+func (m *Model) complete() {
+	v := m.editor.Value()
+	m.menu = nil
+	switch {
+	case strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n"):
+		for _, it := range m.commandItems() {
+			if strings.HasPrefix(it.value, v) {
+				m.menu = append(m.menu, it)
+			}
+		}
+	default:
+		word := v[strings.LastIndexAny(v, " \n")+1:]
+		if strings.HasPrefix(word, "@") {
+			m.menu = m.fileItems(word[1:])
+		}
+	}
+	if m.menuSel >= len(m.menu) {
+		m.menuSel = 0
+	}
+	if len(m.menu) > 8 {
+		m.menu = m.menu[:8]
+	}
+}
+
+func (m *Model) commandItems() []item {
+	items := append([]item(nil), builtins...)
+	for _, c := range m.rt.Commands() {
+		desc := c.Description
+		switch c.Source {
+		case "extension":
+			desc = "[" + c.Extension + "] " + desc
+		case "prompt":
+			desc = "[template] " + desc
+		}
+		items = append(items, item{value: "/" + c.Name, label: "/" + c.Name, desc: desc})
+	}
+	return items
+}
+
+// fileItems lists paths under the project that start with prefix.
+func (m *Model) fileItems(prefix string) []item {
+	dir, base := filepath.Split(prefix)
+	root := filepath.Join(m.host.Cwd, dir)
+	if filepath.IsAbs(dir) {
+		root = dir
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []item
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		v := dir + n
+		if e.IsDir() {
+			v += "/"
+		}
+		out = append(out, item{value: "@" + v, label: "@" + v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].value < out[j].value })
+	return out
+}
+
+// accept puts the selected completion into the editor.
+func (m *Model) accept() {
+	sel := m.menu[m.menuSel]
+	v := m.editor.Value()
+	if strings.HasPrefix(sel.value, "@") {
+		cut := strings.LastIndexAny(v, " \n") + 1
+		v = v[:cut] + sel.value
+		if !strings.HasSuffix(sel.value, "/") {
+			v += " "
+		}
+	} else {
+		v = sel.value + " "
+	}
+	m.editor.SetValue(v)
+	m.editor.CursorEnd()
+	m.complete()
+	if !strings.HasSuffix(v, "/") {
+		m.menu = nil
+	}
+}
+
+func (m *Model) menuView() string {
+	var lines []string
+	for i, it := range m.menu {
+		mark := "  "
+		if i == m.menuSel {
+			mark = "▸ "
+		}
+		line := mark + it.label
+		if it.desc != "" {
+			line += "  " + m.st.Dim.Render(it.desc)
+		}
+		lines = append(lines, truncateTo(line, m.width+20))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dialogKey answers the open dialog.
+func (m *Model) dialogKey(s string) tea.Cmd {
+	d := m.dialog
+	switch s {
+	case "up", "left", "shift+tab":
+		d.sel = (d.sel + len(d.options) - 1) % len(d.options)
+		return nil
+	case "down", "right", "tab":
+		d.sel = (d.sel + 1) % len(d.options)
+		return nil
+	case "enter":
+		m.dialog = nil
+		return d.choose(m, d.sel)
+	case "esc", "ctrl+c":
+		m.dialog = nil
+		return d.choose(m, -1)
+	}
+	for i, o := range d.options {
+		if o.key != "" && o.key == s {
+			m.dialog = nil
+			return d.choose(m, i)
+		}
+	}
+	return nil
+}
+
+type option struct {
+	key, label string
+}
+
+// dialog is a question with options, answered with arrows and enter, a
+// shortcut key, or esc (choose gets -1).
+type dialog struct {
+	title   string
+	body    string
+	options []option
+	sel     int
+	choose  func(m *Model, i int) tea.Cmd
+}
+
+func (d *dialog) view(width int, st render.Styles) string {
+	var b strings.Builder
+	b.WriteString(st.Accent.Render("┃ ") + st.Title.Render(d.title))
+	if d.body != "" {
+		for _, l := range strings.Split(d.body, "\n") {
+			b.WriteString("\n" + st.Accent.Render("┃ ") + truncateTo(l, width-2))
+		}
+	}
+	for i, o := range d.options {
+		mark := "  "
+		if i == d.sel {
+			mark = "▸ "
+		}
+		label := o.label
+		if o.key != "" {
+			label = "[" + o.key + "] " + label
+		}
+		line := mark + label
+		if i == d.sel {
+			line = st.Title.Render(line)
+		}
+		b.WriteString("\n" + st.Accent.Render("┃ ") + truncateTo(line, width-2))
+	}
+	return b.String()
+}
+
+func permissionDialog(a askMsg) *dialog {
+	q := a.q
+	what := q.Tool
+	switch {
+	case q.Command != "":
+		what += ": " + q.Command
+	case q.Path != "":
+		what += ": " + q.Path
+	}
+	body := what
+	if q.Reason != "" {
+		body += "\n(" + q.Reason + ")"
+	}
+	return &dialog{
+		title:   "Allow this call?",
+		body:    body,
+		options: []option{{"y", "allow once"}, {"a", "always allow " + q.Suggested + " in this session"}, {"n", "deny"}},
+		choose: func(m *Model, i int) tea.Cmd {
+			ans := permission.Answer{Choice: permission.DenyCall}
+			switch i {
+			case 0:
+				ans.Choice = permission.AllowOnce
+			case 1:
+				ans.Choice = permission.AllowAlways
+			}
+			a.reply <- ans
+			return nil
+		},
+	}
+}
+
+func trustDialog(dir string) *dialog {
+	return &dialog{
+		title: "Trust this project?",
+		body: dir + "\nhas project resources in .pi/ (settings, prompts, skills, templates or extensions).\n" +
+			"Trusting lets pi load them; the answer is remembered in trust.json.",
+		options: []option{{"y", "trust it"}, {"n", "not now (load nothing from .pi/)"}},
+		choose: func(m *Model, i int) tea.Cmd {
+			yes := i == 0
+			changes, err := m.host.Trust(yes)
+			switch {
+			case err != nil:
+				m.addNotice("✗ trust: " + err.Error())
+			case yes:
+				m.addNotice("trusted " + dir + joinChanges(changes))
+			default:
+				m.addNotice("not trusted: pi loads nothing from " + filepath.Join(dir, ".pi"))
+			}
+			return tea.Batch(m.flush(), m.sendInitial())
+		},
+	}
+}
+
+func joinChanges(c []string) string {
+	if len(c) == 0 {
+		return ""
+	}
+	return "\n" + strings.Join(c, "\n")
+}
+
+func resumeDialog(list []SessionInfo) *dialog {
+	d := &dialog{title: "Resume which session?"}
+	for _, s := range list {
+		if len(d.options) == 9 {
+			break
+		}
+		d.options = append(d.options, option{key: fmt.Sprint(len(d.options) + 1), label: fmt.Sprintf("%s  %3d msgs  %s", s.Modified, s.Messages, truncateTo(firstLine(s.First), 50))})
+	}
+	d.choose = func(m *Model, i int) tea.Cmd {
+		if i < 0 {
+			return nil
+		}
+		if err := m.host.OpenSession(list[i].Path); err != nil {
+			m.addNotice("✗ " + err.Error())
+			return m.flush()
+		}
+		m.addNotice("resumed " + list[i].Path)
+		for _, msg := range m.rt.Messages() {
+			m.addMessage(msg)
+		}
+		return m.flush()
+	}
+	return d
+}
+
+func modelDialog(list []string) *dialog {
+	d := &dialog{title: "Use which model?"}
+	for i, s := range list {
+		if i == 9 {
+			break
+		}
+		d.options = append(d.options, option{key: fmt.Sprint(i + 1), label: s})
+	}
+	d.choose = func(m *Model, i int) tea.Cmd {
+		if i < 0 {
+			return nil
+		}
+		return m.setModel(list[i])
+	}
+	return d
+}

@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/core/runtime"
+	"github.com/piwasm/pi/core/session"
+)
+
+// Host is what the session needs from the program that starts it: the
+// runtime, and the operations that reach beyond it (loading resources,
+// finding session files, models). Nil functions make their commands say
+// they are not available.
+type Host struct {
+	Runtime *runtime.Runtime
+	// Cwd is the project directory (shown in the footer, the root of @
+	// completion).
+	Cwd string
+	// Home shortens paths to ~ in the footer.
+	Home string
+	// Initial are sent first, one after another.
+	Initial []session.Input
+	// FullScreen draws in the alternate screen instead of the scrollback.
+	FullScreen bool
+	// Color false draws without colours (tests, NO_COLOR).
+	Color bool
+
+	// Reload re-reads context files, SYSTEM/APPEND files, skills,
+	// templates, settings and extensions and says what changed.
+	Reload func() (changes []string, err error)
+	// Sessions lists this directory's sessions, newest first.
+	Sessions func() ([]SessionInfo, error)
+	// NewSession starts a new session file and switches to it.
+	NewSession func() error
+	// OpenSession switches to a session file.
+	OpenSession func(path string) error
+	// Models lists the configured models (provider/id).
+	Models func() ([]string, error)
+	// SetModel switches to a model given as provider/id or id.
+	SetModel func(spec string) error
+	// Sections are the system prompt's sections with their sources.
+	Sections func() ([]Section, error)
+	// Trust, when set, is asked first: the project has local resources
+	// and no trust decision. The answer is saved and resources reloaded;
+	// the returned lines say what now loads.
+	Trust    func(yes bool) ([]string, error)
+	TrustDir string
+}
+
+// SessionInfo is one session file for the /resume picker.
+type SessionInfo struct {
+	Path     string
+	Modified string
+	// First is the first user message (what the session was about).
+	First    string
+	Messages int
+}
+
+// Section is one system prompt section for /prompt.
+type Section struct {
+	Name, Source string
+	Bytes        int
+}
+
+// Questions answers permission "ask" rules in the session: the gate calls
+// Ask from the run's goroutine; the question becomes a dialog. Create it
+// before the runtime (the gate needs it) and give it to Run.
+type Questions struct {
+	mu   sync.Mutex
+	send func(tea.Msg)
+}
+
+// errNoUI is the answer while the session is not on screen.
+var errNoUI = errors.New("the interactive session is not running")
+
+type askMsg struct {
+	q     permission.Question
+	reply chan permission.Answer
+}
+
+// Ask shows the question and waits for the person (or ctx).
+func (q *Questions) Ask(ctx context.Context, question permission.Question) (permission.Answer, error) {
+	q.mu.Lock()
+	send := q.send
+	q.mu.Unlock()
+	if send == nil {
+		return permission.Answer{}, errNoUI
+	}
+	reply := make(chan permission.Answer, 1)
+	send(askMsg{q: question, reply: reply})
+	select {
+	case a := <-reply:
+		return a, nil
+	case <-ctx.Done():
+		return permission.Answer{}, ctx.Err()
+	}
+}
+
+func (q *Questions) attach(send func(tea.Msg)) {
+	q.mu.Lock()
+	q.send = send
+	q.mu.Unlock()
+}

@@ -1,0 +1,651 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/core/runtime"
+	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/ui/render"
+)
+
+// Messages the model receives besides keys.
+type (
+	eventsMsg []agent.Event
+	noticeMsg string
+	bashMsg   struct {
+		id     int
+		output string
+		done   bool
+		res    runtime.BashResult
+		err    error
+	}
+	abortedMsg struct{ steering, followUp []string }
+	redrawMsg  struct{}
+	quitMsg    struct{}
+	// sentMsg reports a line submitted in the background.
+	sentMsg struct {
+		text string
+		res  runtime.Result
+		err  error
+	}
+)
+
+// block is one finished piece of the transcript: rendered once per width
+// (and expansion) and cached.
+type block struct {
+	draw     func(width int, expanded bool) string
+	cache    string
+	width    int
+	expanded bool
+}
+
+func (b *block) view(width int, expanded bool) string {
+	if b.cache == "" || b.width != width || b.expanded != expanded {
+		b.cache, b.width, b.expanded = b.draw(width, expanded), width, expanded
+	}
+	return b.cache
+}
+
+// liveTool is a tool call on screen while it runs.
+type liveTool struct {
+	id string
+	t  render.Tool
+}
+
+// Model is the session's Bubble Tea model.
+type Model struct {
+	host   Host
+	rt     *runtime.Runtime
+	st     render.Styles
+	width  int
+	height int
+	md     *render.Markdown
+
+	blocks   []*block
+	printed  int // blocks already in the scrollback (inline mode)
+	expanded bool
+	scroll   int // full-screen: lines scrolled up from the bottom
+
+	// The reply being streamed and its cached rendering.
+	streaming     *prompt.Message
+	streamText    strings.Builder
+	streamView    string
+	streamDirty   bool
+	lastStreamRun time.Time
+	tools         []*liveTool
+	bash          *liveTool // a !command running
+
+	editor   textarea.Model
+	history  []string
+	histPos  int
+	menu     []item
+	menuSel  int
+	dialog   *dialog
+	notice   string
+	working  bool
+	queue    []string
+	followUp []string
+	ctrlC    time.Time
+	quitting bool
+	nextBash int
+	initial  []session.Input
+	// send delivers a message from another goroutine (set by Run).
+	send func(tea.Msg)
+}
+
+// item is one completion candidate.
+type item struct {
+	value, label, desc string
+}
+
+// builtins are the session's own commands.
+var builtins = []item{
+	{"/help", "/help", "show keys and commands"},
+	{"/model", "/model", "pick or set the model"},
+	{"/new", "/new", "start a new session"},
+	{"/resume", "/resume", "resume an earlier session"},
+	{"/session", "/session", "show the session file"},
+	{"/reload", "/reload", "re-read context files, prompts, skills, templates, settings, extensions"},
+	{"/prompt", "/prompt", "show the system prompt's sections and their sources"},
+	{"/quit", "/quit", "leave pi"},
+}
+
+// New builds the model. Run is the usual entry; tests and benchmarks use
+// New directly.
+func New(h Host) *Model {
+	st := render.Plain()
+	if h.Color {
+		st = render.Colored()
+	}
+	ed := textarea.New()
+	ed.Placeholder = "Ask pi, / for commands, @ for files, ! to run a command"
+	ed.ShowLineNumbers = false
+	ed.Prompt = "> "
+	ed.SetHeight(1)
+	ed.MaxHeight = 8
+	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"))
+	ed.Focus()
+	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial}
+	m.md = render.NewMarkdown(m.width, st.Glamour)
+	m.editor.SetWidth(m.width)
+	for _, msg := range h.Runtime.Messages() {
+		m.addMessage(msg)
+	}
+	if h.Trust != nil {
+		m.dialog = trustDialog(h.TrustDir)
+	}
+	return m
+}
+
+// Init sends the initial messages (unless the trust question comes first).
+func (m *Model) Init() tea.Cmd {
+	if m.dialog != nil {
+		return nil
+	}
+	return m.sendInitial()
+}
+
+func (m *Model) sendInitial() tea.Cmd {
+	if len(m.initial) == 0 {
+		return nil
+	}
+	first := m.initial[0]
+	m.initial = m.initial[1:]
+	return m.submit(first.Text, first.Images, runtime.Refuse)
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		if m.md.Width() != m.width {
+			m.md = render.NewMarkdown(m.width, m.st.Glamour)
+			m.streamDirty = true
+		}
+		m.editor.SetWidth(m.width)
+		return m, nil
+	case eventsMsg:
+		cmd := m.events(msg)
+		return m, tea.Batch(cmd, m.flush())
+	case sentMsg:
+		return m, m.sent(msg)
+	case abortedMsg:
+		restored := append(msg.steering, msg.followUp...)
+		if len(restored) > 0 && m.editor.Value() == "" {
+			m.editor.SetValue(strings.Join(restored, "\n"))
+		}
+		return m, nil
+	case bashMsg:
+		return m, m.bashUpdate(msg)
+	case noticeMsg:
+		m.addNotice(string(msg))
+		return m, m.flush()
+	case askMsg:
+		m.dialog = permissionDialog(msg)
+		return m, nil
+	case redrawMsg:
+		return m, nil
+	case quitMsg:
+		m.quitting = true
+		return m, tea.Quit
+	case tea.PasteMsg:
+		m.editor.InsertString(msg.Content)
+		m.resizeEditor()
+		m.complete()
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s != "ctrl+c" {
+		m.ctrlC = time.Time{}
+	}
+	if m.dialog != nil {
+		return m.dialogKey(s)
+	}
+	switch s {
+	case "ctrl+c":
+		if m.editor.Value() != "" {
+			m.editor.Reset()
+			m.menu = nil
+			m.resizeEditor()
+			return nil
+		}
+		if !m.ctrlC.IsZero() && time.Since(m.ctrlC) < 2*time.Second {
+			return m.quit()
+		}
+		m.ctrlC = time.Now()
+		m.notice = "press ctrl+c again to quit"
+		return nil
+	case "ctrl+d":
+		if m.editor.Value() == "" {
+			return m.quit()
+		}
+	case "esc":
+		if len(m.menu) > 0 {
+			m.menu = nil
+			return nil
+		}
+		if m.working {
+			m.notice = "aborting…"
+			rt := m.rt
+			return func() tea.Msg {
+				st, fu := rt.Abort()
+				return abortedMsg{st, fu}
+			}
+		}
+		return nil
+	case "ctrl+o":
+		m.expanded = !m.expanded
+		return nil
+	case "tab":
+		if len(m.menu) > 0 {
+			m.accept()
+			return nil
+		}
+	case "up", "down":
+		if len(m.menu) > 0 {
+			if s == "up" {
+				m.menuSel = (m.menuSel + len(m.menu) - 1) % len(m.menu)
+			} else {
+				m.menuSel = (m.menuSel + 1) % len(m.menu)
+			}
+			return nil
+		}
+		if m.editor.LineCount() <= 1 && len(m.history) > 0 {
+			m.browseHistory(s == "up")
+			return nil
+		}
+	case "pgup":
+		m.scroll += m.height / 2
+		return nil
+	case "pgdown":
+		m.scroll = max(0, m.scroll-m.height/2)
+		return nil
+	case "enter", "alt+enter":
+		if len(m.menu) > 0 {
+			sel := m.menu[m.menuSel]
+			if v := m.editor.Value(); strings.HasPrefix(sel.value, v) && v != sel.value && !strings.Contains(v, " ") {
+				m.accept()
+				if strings.HasPrefix(sel.value, "@") {
+					return nil
+				}
+			}
+		}
+		text := strings.TrimSpace(m.editor.Value())
+		if text == "" {
+			return nil
+		}
+		m.editor.Reset()
+		m.menu = nil
+		m.resizeEditor()
+		m.history = append(m.history, text)
+		m.histPos = len(m.history)
+		b := runtime.Steer
+		if s == "alt+enter" {
+			b = runtime.FollowUp
+		}
+		return m.line(text, b)
+	}
+	var cmd tea.Cmd
+	m.editor, cmd = m.editor.Update(k)
+	m.resizeEditor()
+	m.complete()
+	return cmd
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	rt := m.rt
+	working := m.working
+	return func() tea.Msg {
+		if working {
+			rt.Abort()
+		}
+		return quitMsg{}
+	}
+}
+
+func (m *Model) resizeEditor() {
+	m.editor.SetHeight(min(max(1, m.editor.LineCount()), 8))
+}
+
+func (m *Model) browseHistory(up bool) {
+	if up && m.histPos > 0 {
+		m.histPos--
+	} else if !up && m.histPos < len(m.history) {
+		m.histPos++
+	}
+	if m.histPos == len(m.history) {
+		m.editor.Reset()
+		return
+	}
+	m.editor.SetValue(m.history[m.histPos])
+}
+
+// line handles a submitted line: a built-in command, a direct command, or
+// text for the agent (steering or a follow-up while it works).
+func (m *Model) line(text string, b runtime.Behavior) tea.Cmd {
+	switch {
+	case strings.HasPrefix(text, "!!"):
+		return m.runBash(strings.TrimSpace(text[2:]), false)
+	case strings.HasPrefix(text, "!"):
+		return m.runBash(strings.TrimSpace(text[1:]), true)
+	case strings.HasPrefix(text, "/"):
+		name, args, _ := strings.Cut(text, " ")
+		if cmd, ok := m.builtin(name, strings.TrimSpace(args)); ok {
+			return cmd
+		}
+	}
+	return m.submit(text, nil, b)
+}
+
+// submit hands a line to the runtime off the UI goroutine (an extension
+// command may take a moment).
+func (m *Model) submit(text string, images []prompt.Block, b runtime.Behavior) tea.Cmd {
+	rt := m.rt
+	if !m.working {
+		b = runtime.Refuse
+	}
+	m.working = true
+	return func() tea.Msg {
+		res, err := rt.Prompt(session.Input{Text: text, Images: images}, b)
+		if err == runtime.ErrBusy {
+			res, err = rt.Prompt(session.Input{Text: text, Images: images}, runtime.Steer)
+		}
+		return sentMsg{text: text, res: res, err: err}
+	}
+}
+
+func (m *Model) sent(s sentMsg) tea.Cmd {
+	if s.err != nil {
+		m.working = m.rt.State().Running
+		m.addNotice("✗ " + s.err.Error())
+		return m.flush()
+	}
+	switch s.res.Disposition {
+	case runtime.Handled:
+		m.working = m.rt.State().Running
+		if s.res.Input.Show != "" {
+			m.addNotice(s.res.Input.Show)
+		}
+		return tea.Batch(m.flush(), m.sendInitial())
+	case runtime.Queued:
+		m.notice = "queued: " + firstLine(s.text)
+	}
+	return nil
+}
+
+// events applies a batch of runtime events.
+func (m *Model) events(evs []agent.Event) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, e := range evs {
+		switch e.Type {
+		case agent.AgentStart:
+			m.working = true
+		case agent.MessageStart:
+			if e.Message != nil && e.Message.Role == "assistant" {
+				m.streaming = e.Message
+				m.streamText.Reset()
+				m.streamView = ""
+			}
+		case agent.MessageUpdate:
+			if e.Delta != nil && e.Delta.Type == "text_delta" {
+				m.streamText.WriteString(e.Delta.Delta)
+				m.streamDirty = true
+			}
+		case agent.MessageEnd:
+			if e.Message != nil {
+				if e.Message.Role == "assistant" {
+					m.streaming = nil
+					m.streamView = ""
+				}
+				m.addMessage(*e.Message)
+			}
+		case agent.ToolExecutionStart:
+			m.tools = append(m.tools, &liveTool{id: e.ToolCallID, t: render.Tool{Name: e.ToolName, Args: e.Args}})
+		case agent.ToolExecutionUpdate:
+			if t := m.tool(e.ToolCallID); t != nil && e.Result != nil {
+				t.t.Output = e.Result.Text()
+			}
+		case agent.ToolExecutionEnd:
+			if t := m.tool(e.ToolCallID); t != nil {
+				t.t.Done, t.t.IsError, t.t.DurationMs = true, e.IsError, e.DurationMs
+				if e.Result != nil {
+					t.t.Output, t.t.Details = e.Result.Text(), e.Result.Details
+				}
+			}
+			// Finished calls leave the live area in call order.
+			for len(m.tools) > 0 && m.tools[0].t.Done {
+				done := m.tools[0].t
+				m.tools = m.tools[1:]
+				m.addBlock(func(w int, x bool) string { return render.ToolCall(done, x, w, m.st) })
+			}
+		case agent.AutoRetryStart:
+			m.notice = fmt.Sprintf("%s; retrying (attempt %d of %d)", e.ErrorMessage, e.Attempt, e.MaxAttempts)
+		case agent.QueueUpdate:
+			m.queue, m.followUp = e.Steering, e.FollowUp
+		case agent.AgentSettled:
+			m.working = false
+			m.streaming = nil
+			for _, t := range m.tools {
+				done := t.t
+				done.Done = true
+				m.addBlock(func(w int, x bool) string { return render.ToolCall(done, x, w, m.st) })
+			}
+			m.tools = nil
+			if e.Aborted {
+				m.notice = "aborted"
+			} else if strings.HasPrefix(m.notice, "queued") || strings.HasPrefix(m.notice, "abort") {
+				m.notice = ""
+			}
+			cmds = append(cmds, m.sendInitial())
+		}
+	}
+	m.refreshStream(false)
+	return tea.Batch(cmds...)
+}
+
+// streamEvery bounds how often the streaming reply is re-rendered as
+// markdown: the costly step of a frame.
+const streamEvery = 50 * time.Millisecond
+
+func (m *Model) refreshStream(force bool) {
+	if !m.streamDirty || (!force && time.Since(m.lastStreamRun) < streamEvery) {
+		return
+	}
+	m.streamView = m.md.Render(m.streamText.String())
+	m.streamDirty = false
+	m.lastStreamRun = time.Now()
+}
+
+func (m *Model) tool(id string) *liveTool {
+	for _, t := range m.tools {
+		if t.id == id {
+			return t
+		}
+	}
+	return nil
+}
+
+func (m *Model) addMessage(msg prompt.Message) {
+	switch msg.Role {
+	case "user":
+		text := msg.Content.Text()
+		m.addBlock(func(w int, _ bool) string { return render.UserLine(text, w, m.st) })
+	case "assistant":
+		mm := msg
+		if r := render.Assistant(mm, m.md, m.st); strings.TrimSpace(r) != "" {
+			m.addBlock(func(w int, _ bool) string {
+				if w == m.md.Width() {
+					return render.Assistant(mm, m.md, m.st)
+				}
+				return render.Assistant(mm, render.NewMarkdown(w, m.st.Glamour), m.st)
+			})
+		}
+	case prompt.RoleToolResult:
+		// Drawn from the tool events; a resumed session draws it here.
+		if m.streaming == nil && len(m.tools) == 0 && !m.working {
+			t := render.Tool{Name: msg.ToolName, Output: msg.Content.Text(), Details: msg.Details, Done: true, IsError: msg.Failed(), DurationMs: 0}
+			m.addBlock(func(w int, x bool) string { return render.ToolCall(t, x, w, m.st) })
+		}
+	}
+}
+
+func (m *Model) addNotice(text string) {
+	m.addBlock(func(w int, _ bool) string { return render.Notice(text, w, m.st) })
+}
+
+func (m *Model) addBlock(draw func(width int, expanded bool) string) {
+	m.blocks = append(m.blocks, &block{draw: draw})
+}
+
+// flush prints blocks not yet in the scrollback (inline mode).
+func (m *Model) flush() tea.Cmd {
+	if m.host.FullScreen || m.printed >= len(m.blocks) {
+		return nil
+	}
+	var parts []string
+	for _, b := range m.blocks[m.printed:] {
+		parts = append(parts, b.view(m.width, m.expanded)+"\n")
+	}
+	m.printed = len(m.blocks)
+	return tea.Println(strings.Join(parts, "\n"))
+}
+
+// View draws the live part: in inline mode what is not yet in the
+// scrollback; in full-screen mode the tail of the transcript too.
+func (m *Model) View() tea.View {
+	m.refreshStream(true)
+	var live []string
+	if m.streaming != nil && m.streamView != "" {
+		live = append(live, m.streamView)
+	}
+	for _, t := range m.tools {
+		live = append(live, render.ToolCall(t.t, m.expanded, m.width, m.st))
+	}
+	if m.bash != nil {
+		live = append(live, render.ToolCall(m.bash.t, m.expanded, m.width, m.st))
+	}
+	bottom := m.bottom()
+	var content string
+	if m.host.FullScreen {
+		content = m.screen(strings.Join(live, "\n\n"), bottom)
+	} else {
+		if len(live) > 0 {
+			content = strings.Join(live, "\n\n") + "\n\n"
+		}
+		content += bottom
+	}
+	v := tea.NewView(content)
+	v.AltScreen = m.host.FullScreen
+	v.WindowTitle = "pi — " + filepath.Base(m.host.Cwd)
+	return v
+}
+
+// screen fits the transcript's tail, the live part and the bottom into
+// the window (full-screen mode). Only the blocks that can show are joined.
+func (m *Model) screen(live, bottom string) string {
+	room := m.height - lipgloss.Height(bottom)
+	var lines []string
+	if live != "" {
+		lines = strings.Split(live, "\n")
+	}
+	need := room + m.scroll
+	for i := len(m.blocks) - 1; i >= 0 && len(lines) < need; i-- {
+		bl := strings.Split(m.blocks[i].view(m.width, m.expanded)+"\n", "\n")
+		lines = append(bl, lines...)
+	}
+	end := max(0, len(lines)-m.scroll)
+	start := max(0, end-room)
+	view := lines[start:end]
+	for len(view) < room {
+		view = append([]string{""}, view...)
+	}
+	return strings.Join(view, "\n") + "\n" + bottom
+}
+
+func (m *Model) bottom() string {
+	var parts []string
+	if m.dialog != nil {
+		parts = append(parts, m.dialog.view(m.width, m.st))
+	} else {
+		if len(m.menu) > 0 {
+			parts = append(parts, m.menuView())
+		}
+		for _, q := range m.queue {
+			parts = append(parts, m.st.Dim.Render("  steer ↳ "+firstLine(q)))
+		}
+		for _, q := range m.followUp {
+			parts = append(parts, m.st.Dim.Render("  then ↳ "+firstLine(q)))
+		}
+		parts = append(parts, m.editor.View())
+	}
+	parts = append(parts, m.footer())
+	return strings.Join(parts, "\n")
+}
+
+func (m *Model) footer() string {
+	st := m.rt.State()
+	cwd := m.host.Cwd
+	if m.host.Home != "" && strings.HasPrefix(cwd, m.host.Home) {
+		cwd = "~" + strings.TrimPrefix(cwd, m.host.Home)
+	}
+	model := st.Route.ModelID
+	if st.Route.Provider != "" {
+		model = st.Route.Provider + "/" + model
+	}
+	left := cwd + " • " + model
+	if st.ContextTokens > 0 {
+		left += " • " + tokens(st.ContextTokens)
+		if st.Route.ContextWindow > 0 {
+			left += fmt.Sprintf(" (%d%%)", st.ContextTokens*100/st.Route.ContextWindow)
+		}
+	}
+	status := ""
+	switch {
+	case m.notice != "":
+		status = m.notice
+	case m.working:
+		status = "working… (esc aborts, enter steers, alt+enter queues)"
+	}
+	line := left
+	if status != "" {
+		line += " • " + status
+	}
+	return m.st.Dim.Render(truncateTo(line, m.width))
+}
+
+func tokens(n int) string {
+	if n < 1000 {
+		return fmt.Sprintf("%d tokens", n)
+	}
+	return fmt.Sprintf("%.1fk tokens", float64(n)/1000)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func truncateTo(s string, w int) string {
+	r := []rune(s)
+	if w > 1 && len(r) > w {
+		return string(r[:w-1]) + "…"
+	}
+	return s
+}

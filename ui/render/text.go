@@ -1,0 +1,55 @@
+package render
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func stripANSI(s string) string { return ansi.Strip(s) }
+
+// wrap breaks text at width, keeping words whole where it can.
+func wrap(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	return ansi.Wrap(s, width, " ")
+}
+
+// truncate cuts a line to width cells with an ellipsis.
+func truncate(s string, width int) string {
+	if width <= 0 || lipgloss.Width(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// indent prefixes every line.
+func indent(s, prefix string) string {
+	if s == "" {
+		return s
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// lastLines returns the last n lines of s and how many were left out.
+func lastLines(s string, n int) (string, int) {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s, 0
+	}
+	return strings.Join(lines[len(lines)-n:], "\n"), len(lines) - n
+}
+
+// firstLines returns the first n lines of s and how many were left out.
+func firstLines(s string, n int) (string, int) {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s, 0
+	}
+	return strings.Join(lines[:n], "\n"), len(lines) - n
+}
+
+// expandTabs turns tabs into spaces (4 columns) so widths are known.
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
