@@ -344,11 +344,11 @@ func (a *app) resolveModel(agentDir, prov, id string) (provider.Route, error) {
 	if err != nil {
 		return provider.Route{}, err
 	}
-	route, err := models.Resolve(spec)
+	sel, err := models.Select(provider.Selection{Provider: prov, Model: id})
 	if err != nil {
 		return provider.Route{}, fmt.Errorf("Model not found: %s", spec)
 	}
-	return route, nil
+	return sel.Route, nil
 }
 
 // freshTranscript starts a new session file for cwd (in memory with
