@@ -10,9 +10,10 @@ type Ops struct{ ops []abi.Op }
 // SectionOption adjusts a set_section or set_context op.
 type SectionOption func(*abi.Op)
 
-// Order places the section (or context) at order (see DESIGN §4: preamble
-// 0, tools 100, rules 200, docs 300, addendum 400, project_context 500,
-// skills 600, cwd 700). Without it a new section lands after the built-ins.
+// Order places the section (or context) at order. The built-in sections
+// sit at preamble 0, tools 100, rules 200, docs 300, addendum 400,
+// project_context 500, skills 600 and cwd 700 (docs/extensions.md, "Edit
+// operations"). Without it a new section lands after the built-ins.
 func Order(order float64) SectionOption { return func(o *abi.Op) { o.Order = &order } }
 
 // Interpolate marks the section for {{variable}} interpolation.

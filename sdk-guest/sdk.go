@@ -64,7 +64,8 @@ func Handled(show string) abi.InputResult {
 }
 
 // Config decodes the manifest's config into v (a pointer). A manifest
-// without config leaves v unchanged.
+// without config leaves v unchanged: give v its defaults before the call,
+// and prefer a struct value to a pointer, which would stay nil.
 //
 // The config never changes during an instance's life: decode it once (on
 // the first call; it is not available during init) and keep the value, as
@@ -77,6 +78,11 @@ func Config(v any) error {
 			return fmt.Errorf("config: %w", err)
 		}
 		configRaw = b
+	}
+	// No config arrives as null (or nothing); decoding null would set a
+	// pointer v points at to nil rather than leave it alone.
+	if t := strings.TrimSpace(string(configRaw)); t == "" || t == "null" {
+		return nil
 	}
 	if err := json.Unmarshal(configRaw, v); err != nil {
 		return fmt.Errorf("config: %w", err)
