@@ -203,6 +203,9 @@ func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Di
 			missing = append(missing, fmt.Sprintf("missing export %s (hook %s)", x, h))
 		}
 	}
+	if len(m.Tools) > 0 && !has(abi.ExportTool) {
+		missing = append(missing, fmt.Sprintf("missing export %s (the manifest declares tools)", abi.ExportTool))
+	}
 	if len(missing) > 0 {
 		return fail(DiagExports, "%s", strings.Join(missing, "; "))
 	}
@@ -374,6 +377,11 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 	for _, h := range m.Hooks {
 		if err := hookSig(abi.ExportFor(h)); err != nil {
 			missingExports = append(missingExports, fmt.Sprintf("%v (hook %s)", err, h))
+		}
+	}
+	if len(m.Tools) > 0 {
+		if err := hookSig(abi.ExportTool); err != nil {
+			missingExports = append(missingExports, fmt.Sprintf("%v (the manifest declares tools)", err))
 		}
 	}
 	if len(missingExports) > 0 {
@@ -617,7 +625,7 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 		return nil, nil, e.callErr(hook, CauseUnavailable, err)
 	}
 	inst = e.inst
-	cs := &callState{event: event, fetch: fetch, maxOutput: e.limits.OutputKiB << 10}
+	cs := &callState{event: event, fetch: fetch, maxOutput: e.limits.OutputKiB << 10, update: updateFrom(ctx)}
 	e.call = cs
 	defer func() { e.call = nil }()
 	inst.stderr.reset()

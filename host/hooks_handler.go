@@ -34,7 +34,10 @@ func (h handler) Commands() []abi.CommandInfo { return h.e.Commands() }
 // depend on more than its inputs.
 func (h handler) MemoIdentity() (string, bool) {
 	c := h.e.Granted()
-	pure := len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random
+	// An extension with tools is never memoised: a tool call runs in the
+	// same instance outside the memo layer, so the history a stored result
+	// depends on would be incomplete.
+	pure := len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random && len(h.e.Manifest().Tools) == 0
 	// Everything that can change a result is in the identity: the code,
 	// its configuration, what it may read, and the limits its output was
 	// checked against (and the name, so no result crosses extensions).

@@ -80,6 +80,8 @@ type callState struct {
 	tooLarge  bool
 	maxOutput int
 	logLines  int
+	update    func(string) // a tool call's partial output (nil: none)
+	updates   int
 }
 
 // fixedWalltime is the wall clock a guest without the clock grant sees:

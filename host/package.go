@@ -3,6 +3,7 @@ package host
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -25,13 +26,20 @@ type Package struct {
 	Imports      []Import     // what the module imports
 	wasm         []byte
 	importsErr   error
-	exports      []string // exported function names, from the binary
-	cached       bool     // SHA-256 and the lists above came from the digest cache
+	exports      []string          // exported function names, from the binary
+	cached       bool              // SHA-256 and the lists above came from the digest cache
+	toolSchemas  []json.RawMessage // parameter schema of each declared tool (Manifest.Tools order)
 }
 
 // ReadManifest reads and validates dir's extension.yaml without touching
 // the module. Every problem is a diagnostic naming the file and the field.
 func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
+	m, _, ds := readManifest(dir)
+	return m, ds
+}
+
+// readManifest is ReadManifest that also returns the manifest's bytes.
+func readManifest(dir string) (*abi.Manifest, []byte, []Diagnostic) {
 	path := filepath.Join(dir, abi.ManifestFile)
 	var m abi.Manifest
 	diag := func(format string, args ...any) []Diagnostic {
@@ -39,18 +47,18 @@ func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
 	}
 	raw, err := ReadRegularFile(path, MaxManifestBytes)
 	if err != nil {
-		return nil, diag("%v", err)
+		return nil, nil, diag("%v", err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, diag("%s", yamlerr.Message(err, raw))
+		return nil, nil, diag("%s", yamlerr.Message(err, raw))
 	}
 	var ds []Diagnostic
 	for _, msg := range unknownKeys(&doc, reflect.TypeOf(m), "") {
 		ds = append(ds, diag("%s", msg)...)
 	}
 	if len(ds) > 0 {
-		return nil, ds
+		return nil, nil, ds
 	}
 	if len(doc.Content) > 0 {
 		if err := doc.Decode(&m); err != nil {
@@ -59,22 +67,22 @@ func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
 				for _, msg := range yamlTypeErrors(te) {
 					ds = append(ds, diag("%s", msg)...)
 				}
-				return nil, ds
+				return nil, nil, ds
 			}
-			return nil, diag("%s", yamlerr.Message(err, raw))
+			return nil, nil, diag("%s", yamlerr.Message(err, raw))
 		}
 	}
-	if len(m.Hooks) == 0 && len(m.Commands) == 0 {
+	if len(m.Hooks) == 0 && len(m.Commands) == 0 && len(m.Tools) == 0 {
 		// Validate names the missing fields; say what it means first.
-		ds = append(ds, diag("declares no hooks and no commands, so pi would never call it; add a hooks: list (one or more of %s)", strings.Join(abi.Hooks, ", "))...)
+		ds = append(ds, diag("declares no hooks, commands or tools, so pi would never call it; add a hooks: list (one or more of %s) or a tools: list", strings.Join(abi.Hooks, ", "))...)
 	}
 	for _, e := range m.Validate() {
 		ds = append(ds, Diagnostic{Kind: DiagManifest, Path: path, Extension: m.Name, Message: e.Error()})
 	}
 	if len(ds) > 0 {
-		return nil, ds
+		return nil, nil, ds
 	}
-	return &m, nil
+	return &m, raw, nil
 }
 
 // ReadPackage reads and validates the package in dir: the manifest (every
@@ -90,11 +98,19 @@ func ReadPackage(dir string) (*Package, []Diagnostic) {
 // exports come from the cache and its bytes are read only when it is
 // compiled (and checked against the SHA-256 then).
 func readPackage(dir string, cache *digestCache) (*Package, []Diagnostic) {
-	m, ds := ReadManifest(dir)
+	m, raw, ds := readManifest(dir)
 	if m == nil {
 		return nil, ds
 	}
 	p := &Package{Dir: dir, ManifestPath: filepath.Join(dir, abi.ManifestFile), Manifest: *m}
+	schemas, errs := toolSchemas(dir, raw, m)
+	if len(errs) > 0 {
+		for _, e := range errs {
+			ds = append(ds, Diagnostic{Kind: DiagManifest, Path: p.ManifestPath, Extension: m.Name, Message: e.Error()})
+		}
+		return nil, ds
+	}
+	p.toolSchemas = schemas
 	p.ModulePath = filepath.Join(dir, p.Manifest.ModuleFile())
 	if cache != nil {
 		if d, ok := cache.lookup(p.ModulePath); ok {

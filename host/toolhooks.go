@@ -1,0 +1,88 @@
+package host
+
+import (
+	"context"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/hooks"
+)
+
+// ToolCall calls the tool_call hook. The dispatcher checks a replaced
+// input against the tool's schema.
+func (e *Extension) ToolCall(ctx context.Context, ev abi.ToolCallEvent, fetch FetchFunc) (abi.ToolCallResult, error) {
+	var res abi.ToolCallResult
+	err := e.hook(ctx, abi.HookToolCall, ev, fetch, &res)
+	return res, err
+}
+
+// ToolResult calls the tool_result hook.
+func (e *Extension) ToolResult(ctx context.Context, ev abi.ToolResultEvent, fetch FetchFunc) (abi.ToolResultPatch, error) {
+	var res abi.ToolResultPatch
+	err := e.hook(ctx, abi.HookToolResult, ev, fetch, &res)
+	return res, err
+}
+
+// TurnEnd calls the turn_end hook (its result is ignored).
+func (e *Extension) TurnEnd(ctx context.Context, ev abi.TurnEndEvent, fetch FetchFunc) error {
+	return e.hook(ctx, abi.HookTurnEnd, ev, fetch, nil)
+}
+
+// AgentEnd calls the agent_end hook (its result is ignored).
+func (e *Extension) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch FetchFunc) error {
+	return e.hook(ctx, abi.HookAgentEnd, ev, fetch, nil)
+}
+
+func (h handler) ToolCall(ctx context.Context, ev abi.ToolCallEvent, fetch hooks.Fetcher) (abi.ToolCallResult, error) {
+	return h.e.ToolCall(ctx, ev, FetchFunc(fetch))
+}
+
+func (h handler) ToolResult(ctx context.Context, ev abi.ToolResultEvent, fetch hooks.Fetcher) (abi.ToolResultPatch, error) {
+	return h.e.ToolResult(ctx, ev, FetchFunc(fetch))
+}
+
+func (h handler) TurnEnd(ctx context.Context, ev abi.TurnEndEvent, fetch hooks.Fetcher) error {
+	return h.e.TurnEnd(ctx, ev, FetchFunc(fetch))
+}
+
+func (h handler) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch hooks.Fetcher) error {
+	return h.e.AgentEnd(ctx, ev, FetchFunc(fetch))
+}
+
+// toolHooks is the loop-hook side of whatever fileServer wraps (the memo
+// layer or the plain handler).
+func (f fileServer) toolHooks() (hooks.ToolHandler, bool) {
+	th, ok := f.Handler.(hooks.ToolHandler)
+	return th, ok
+}
+
+func (f fileServer) ToolCall(ctx context.Context, ev abi.ToolCallEvent, fetch hooks.Fetcher) (abi.ToolCallResult, error) {
+	th, ok := f.toolHooks()
+	if !ok {
+		return abi.ToolCallResult{}, f.e.callErr(abi.HookToolCall, CauseUnavailable, nil)
+	}
+	return th.ToolCall(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) ToolResult(ctx context.Context, ev abi.ToolResultEvent, fetch hooks.Fetcher) (abi.ToolResultPatch, error) {
+	th, ok := f.toolHooks()
+	if !ok {
+		return abi.ToolResultPatch{}, f.e.callErr(abi.HookToolResult, CauseUnavailable, nil)
+	}
+	return th.ToolResult(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) TurnEnd(ctx context.Context, ev abi.TurnEndEvent, fetch hooks.Fetcher) error {
+	th, ok := f.toolHooks()
+	if !ok {
+		return f.e.callErr(abi.HookTurnEnd, CauseUnavailable, nil)
+	}
+	return th.TurnEnd(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch hooks.Fetcher) error {
+	th, ok := f.toolHooks()
+	if !ok {
+		return f.e.callErr(abi.HookAgentEnd, CauseUnavailable, nil)
+	}
+	return th.AgentEnd(ctx, ev, f.serve(fetch))
+}
