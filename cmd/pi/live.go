@@ -135,6 +135,8 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 			return nil, err
 		}
 	}
+	// Clashes were reported when the world was prepared.
+	_ = addExtensionTools(reg, w.ext.exts, w.loaded.Cwd)
 	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
 	rules, rerrs := permission.LoadRules(w.loaded.Settings.Files, paths)
 	for _, e := range rerrs {

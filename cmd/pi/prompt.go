@@ -40,6 +40,7 @@ func (a *app) prepareWorld(ctx context.Context, c *common) (*prepared, error) {
 		ext.close(ctx)
 		return nil, err
 	}
+	ext.diags = append(ext.diags, addExtensionTools(reg, ext.exts, l.Cwd)...)
 	selected, err := selectTools(reg, c)
 	if err != nil {
 		ext.close(ctx)

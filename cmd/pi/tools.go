@@ -2,6 +2,10 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
+
+	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/host"
 
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/tool"
@@ -42,4 +46,21 @@ func selectTools(r *tool.Registry, c *common) ([]string, error) {
 		names = []string{}
 	}
 	return names, nil
+}
+
+// addExtensionTools registers the tools the loaded extensions declare, in
+// load order, after the built-in ones. A name that is already taken (by a
+// built-in or an earlier extension's tool) is refused: the diagnostic
+// names both sides, and the extension's other tools still register.
+func addExtensionTools(r *tool.Registry, exts []*host.Extension, cwd string) []diagnostic {
+	var out []diagnostic
+	for _, x := range exts {
+		for _, t := range x.Tools(cwd) {
+			if err := r.Add(t); err != nil {
+				out = append(out, diagnostic{Kind: host.DiagDuplicate, Path: filepath.Join(x.Dir(), abi.ManifestFile), Extension: x.Name(),
+					Message: fmt.Sprintf("%v; the extension's tool is not registered", err)})
+			}
+		}
+	}
+	return out
 }
