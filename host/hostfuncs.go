@@ -62,6 +62,23 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 	def(abi.HostReadFileBlock, func(_ context.Context, _ api.Module, s []uint64) {
 		s[0] = api.EncodeI64(e.blockCall(s[0], e.readFileValue))
 	}, []api.ValueType{i64}, []api.ValueType{i64})
+	def(abi.HostToolUpdate, func(_ context.Context, m api.Module, s []uint64) {
+		ptr, n := uint32(s[0]), uint32(s[1])
+		var b []byte
+		ok := n <= uint32(e.limits.OutputKiB)<<10
+		if ok && n > 0 {
+			b, ok = m.Memory().Read(ptr, n)
+		}
+		e.toolUpdate(b, ok)
+	}, []api.ValueType{i32, i32}, nil)
+	def(abi.HostToolUpdateBlock, func(_ context.Context, _ api.Module, s []uint64) {
+		var b []byte
+		ok := false
+		if k := e.kernel(); k != nil {
+			b, ok = k.block(s[0])
+		}
+		e.toolUpdate(b, ok && len(b) <= e.limits.OutputKiB<<10)
+	}, []api.ValueType{i64}, nil)
 	_, err := b.Instantiate(ctx)
 	return err
 }

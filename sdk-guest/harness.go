@@ -31,6 +31,8 @@ type Harness struct {
 	Files map[string]string
 	// Logs collects Log lines as "level message".
 	Logs []string
+	// Updates collects the partial output a tool sent with Update.
+	Updates []string
 
 	event []byte
 	out   []byte
@@ -76,4 +78,26 @@ func harnessCall[T any, E event[T]](h *Harness, ev any, handle func(E) (abi.JSON
 	defer func() { current = nil }()
 	run(handle)
 	return abi.DecodeEnvelope(h.out, res)
+}
+
+// ToolCall runs the tool_call handler.
+func (h *Harness) ToolCall(ev abi.ToolCallEvent) (abi.ToolCallResult, error) {
+	var res abi.ToolCallResult
+	err := harnessCall(h, ev, handleToolCall, &res)
+	return res, err
+}
+
+// ToolResult runs the tool_result handler.
+func (h *Harness) ToolResult(ev abi.ToolResultEvent) (abi.ToolResultPatch, error) {
+	var res abi.ToolResultPatch
+	err := harnessCall(h, ev, handleToolResult, &res)
+	return res, err
+}
+
+// Tool runs the handler of tool ev.ToolName; the text of every Update it
+// sends is appended to Harness.Updates.
+func (h *Harness) Tool(ev abi.ToolEvent) (abi.ToolResult, error) {
+	var res abi.ToolResult
+	err := harnessCall(h, ev, handleTool, &res)
+	return res, err
 }

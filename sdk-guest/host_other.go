@@ -86,3 +86,10 @@ func releaseScratch() {}
 
 // yield has nothing to do outside WebAssembly.
 func yield() {}
+
+// Update records partial tool output in Harness.Updates.
+func Update(text string) {
+	if h := current; h != nil {
+		h.Updates = append(h.Updates, text)
+	}
+}
