@@ -209,4 +209,3 @@ func TestToolSchemaFromFile(t *testing.T) {
 		t.Error("a missing schema file must be a diagnostic")
 	}
 }
-
