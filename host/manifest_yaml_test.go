@@ -22,7 +22,7 @@ func TestManifestMessages(t *testing.T) {
 		{"unclosed list", "name: x\nabi: 1\nhooks: [input\nlimits: {}\n", "line 3: did not find expected ',' or ']'"},
 		{"wrong type", "name: x\nabi: one\nhooks: [input]\n", `line 2: expected a number, found text "one"`},
 		{"scalar for list", "name: x\nabi: 1\nhooks: input\n", `line 3: expected a list, found text "input"`},
-		{"no hooks", "name: x\nabi: 1\n", "declares no hooks and no commands"},
+		{"no hooks", "name: x\nabi: 1\n", "declares no hooks, commands or tools"},
 	}
 	if len(cases) == 0 {
 		t.Fatal("no cases")
