@@ -21,7 +21,7 @@ func tinyModule() []byte {
 // Weakness: `pi ext install` followed a symbolic link as the module, did
 // not check that it was WebAssembly, and copied a 0600 file as 0644.
 func TestExtInstallChecksItsSources(t *testing.T) {
-	const manifest = "name: tiny\nabi: 1\nversion: 0.1.0\n"
+	const manifest = "name: tiny\nabi: 1\nversion: 0.1.0\nhooks: [input]\n"
 	newPkg := func(t *testing.T) string {
 		dir := filepath.Join(t.TempDir(), "tiny")
 		writeFiles(t, dir, map[string]string{"extension.yaml": manifest})
