@@ -260,14 +260,12 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 		}
 	}
 	if !out.on && plain == nil && last != nil && last.Final != nil {
-		f := last.Final
-		switch f.StopReason {
-		case "error", "aborted":
-		default:
-			for _, b := range f.Content.Blocks {
-				if b.Type == "text" {
-					fmt.Fprintf(a.stdout, "%s\n", a.display(b.Text))
-				}
+		// The text so far is printed whatever ended the reply (an error,
+		// an abort, the token limit): the exit code and the note on
+		// stderr say it is incomplete.
+		for _, b := range last.Final.Content.Blocks {
+			if b.Type == "text" && b.Text != "" {
+				fmt.Fprintf(a.stdout, "%s\n", a.display(b.Text))
 			}
 		}
 	}

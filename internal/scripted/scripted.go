@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Call is one tool call of a scripted reply. Args is the JSON object of
@@ -16,10 +17,14 @@ type Call struct {
 	ID   string          `json:"id,omitempty"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+	// RawArgs, when set, is sent as the arguments text instead of Args,
+	// so a script can send arguments that are not JSON at all.
+	RawArgs string `json:"rawArgs,omitempty"`
 }
 
 // Reply is one scripted assistant message. Stop overrides the stop reason
-// ("length" to test a cut-off reply); Status, when non-zero, answers with
+// ("length" to test a cut-off reply; any other value is sent as the wire's
+// own finish_reason or stop_reason, to test one a harness does not know); Status, when non-zero, answers with
 // that HTTP status instead (and the reply is tried again on the next
 // request, so retries can be tested).
 type Reply struct {
@@ -28,6 +33,9 @@ type Reply struct {
 	Calls    []Call `json:"calls,omitempty"`
 	Stop     string `json:"stop,omitempty"`
 	Status   int    `json:"status,omitempty"`
+	// DelayMs pauses after each fragment, so a test can interrupt a reply
+	// while it streams.
+	DelayMs int `json:"delayMs,omitempty"`
 }
 
 // Server answers requests with the replies of its script, in order. When
@@ -47,6 +55,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	next     int
+	retrying bool // the last answer was a scripted status: the next request is a retry, not a new run
 	requests []json.RawMessage
 }
 
@@ -77,7 +86,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	if s.Restart && !hasAssistant(body) {
+	if s.Restart && !s.retrying && !hasAssistant(body) {
 		s.next = 0
 		s.requests = nil
 	}
@@ -90,12 +99,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var rep Reply
+	s.retrying = false
 	if s.next < len(s.Replies) {
 		rep = s.Replies[s.next]
 		if rep.Status != 0 {
 			// Answer the error once; the next request gets the reply
 			// that follows it in the script.
 			s.next++
+			s.retrying = true
 			s.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(rep.Status)
@@ -113,9 +124,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	if anthropic {
-		s.anthropic(w, rep)
+		s.anthropic(w, r, rep)
 	} else {
-		s.openai(w, rep)
+		s.openai(w, r, rep)
 	}
 }
 
@@ -143,6 +154,9 @@ func callID(c Call, i int) string {
 }
 
 func args(c Call) string {
+	if c.RawArgs != "" {
+		return c.RawArgs
+	}
 	if len(c.Args) == 0 {
 		return "{}"
 	}
@@ -155,11 +169,26 @@ func flush(w http.ResponseWriter) {
 	}
 }
 
-func (s *Server) openai(w http.ResponseWriter, rep Reply) {
+// pause waits the reply's delay after a fragment; it gives up when the
+// client has gone.
+func pause(r *http.Request, rep Reply) {
+	if rep.DelayMs <= 0 {
+		return
+	}
+	t := time.NewTimer(time.Duration(rep.DelayMs) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+}
+
+func (s *Server) openai(w http.ResponseWriter, r *http.Request, rep Reply) {
 	send := func(v any) {
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		flush(w)
+		pause(r, rep)
 	}
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted",
@@ -183,8 +212,8 @@ func (s *Server) openai(w http.ResponseWriter, rep Reply) {
 	if len(rep.Calls) > 0 {
 		finish = "tool_calls"
 	}
-	if rep.Stop == "length" {
-		finish = "length"
+	if rep.Stop != "" {
+		finish = rep.Stop
 	}
 	send(chunk(map[string]any{}, finish))
 	send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted", "choices": []any{},
@@ -193,11 +222,12 @@ func (s *Server) openai(w http.ResponseWriter, rep Reply) {
 	flush(w)
 }
 
-func (s *Server) anthropic(w http.ResponseWriter, rep Reply) {
+func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rep Reply) {
 	send := func(event string, v any) {
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
 		flush(w)
+		pause(r, rep)
 	}
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_scripted", "type": "message", "role": "assistant", "model": "scripted", "content": []any{},
@@ -232,8 +262,12 @@ func (s *Server) anthropic(w http.ResponseWriter, rep Reply) {
 	if len(rep.Calls) > 0 {
 		stop = "tool_use"
 	}
-	if rep.Stop == "length" {
+	switch rep.Stop {
+	case "":
+	case "length":
 		stop = "max_tokens"
+	default:
+		stop = rep.Stop
 	}
 	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop}, "usage": map[string]any{"output_tokens": 10}})
 	send("message_stop", map[string]any{"type": "message_stop"})
