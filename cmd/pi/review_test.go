@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -24,6 +25,62 @@ func TestPrintModeErrorKeepsTheTextSoFar(t *testing.T) {
 			}
 			if !strings.Contains(errs, "banana") || strings.Contains(errs, "half an answer") {
 				t.Errorf("stderr %q: want the reason, and no reply text", errs)
+			}
+		})
+	}
+}
+
+// TestArgumentsThatAreNotAnObjectAreReportedAsSuch: arguments that do not
+// parse, or parse to something other than an object, are answered with
+// what was wrong and what the model sent (not with "required property is
+// missing" about the empty object standing in for them), in one sentence
+// that names the tool once; the session records the problem on the call.
+func TestArgumentsThatAreNotAnObjectAreReportedAsSuch(t *testing.T) {
+	for _, api := range []string{"openai-completions", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) {
+			c := newCLI(t)
+			scriptedModel(t, c, api, []scripted.Reply{
+				{Calls: []scripted.Call{
+					{ID: "b1", Name: "bash", RawArgs: `{"command": "echo hi`},
+					{ID: "b2", Name: "bash", Args: json.RawMessage(`"echo hi"`)},
+					{ID: "b3", Name: "bash", Args: json.RawMessage(`{"timeout": 5}`)},
+				}},
+				{Text: "done"},
+			})
+			out, errs, code := c.run("-p", "--cwd", t.TempDir(), "hi")
+			if code != 0 || out != "done\n" {
+				t.Fatalf("exit %d stdout %q\nstderr: %s", code, out, errs)
+			}
+			msgs := sessionMessages(t, c.agentDir)
+			for id, want := range map[string][]string{
+				"b1": {`Invalid arguments for tool "bash": the arguments are not valid JSON`, `{"command": "echo hi`},
+				"b2": {`Invalid arguments for tool "bash": the arguments must be a JSON object`, `"echo hi"`},
+				"b3": {`Invalid arguments for tool "bash":`, "command: required property is missing"},
+			} {
+				r := resultOf(t, msgs, id)
+				text := r.Content.Text()
+				if !r.Failed() {
+					t.Errorf("%s: not an error result: %q", id, text)
+				}
+				for _, w := range want {
+					if !strings.Contains(text, w) {
+						t.Errorf("%s: result %q lacks %q", id, text, w)
+					}
+				}
+				if strings.Count(text, "Invalid arguments") != 1 || (id != "b3" && strings.Contains(text, "required property")) {
+					t.Errorf("%s: result %q", id, text)
+				}
+			}
+			var recorded string
+			for _, m := range msgs {
+				for _, b := range m.Content.Blocks {
+					if b.Type == "toolCall" && b.ID == "b1" {
+						recorded = b.ArgumentsError
+					}
+				}
+			}
+			if !strings.Contains(recorded, "not valid JSON") {
+				t.Errorf("the session's call b1 has argumentsError %q", recorded)
 			}
 		})
 	}

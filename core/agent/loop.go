@@ -344,9 +344,18 @@ func (r *run) prepare(ctx context.Context, b prompt.Block) *prepared {
 		return fail("Tool %q is not available. Call one of the tools you were given.", b.Name)
 	}
 	p.tool = t
+	if b.ArgumentsError != "" {
+		// What the model sent did not parse: say that, not that the
+		// empty object stood in for it lacks fields.
+		return fail("Invalid arguments for tool %q: %s", b.Name, b.ArgumentsError)
+	}
 	args, err := t.Prepare(p.args)
 	if err != nil {
-		return fail("Invalid arguments for %s: %v", b.Name, err)
+		var ae *tool.ArgError
+		if errors.As(err, &ae) {
+			return fail("%s", err) // it names the tool already
+		}
+		return fail("Invalid arguments for tool %q: %v", b.Name, err)
 	}
 	p.call = tool.Call{ID: b.ID, Name: b.Name, Args: args}
 	if r.Hooks == nil {

@@ -20,6 +20,10 @@ type Block struct {
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// ArgumentsError says why a streamed call's arguments were not a JSON
+	// object (Arguments is then {}); the call is answered with it instead
+	// of running. The established harness records it under this name.
+	ArgumentsError string `json:"argumentsError,omitempty"`
 }
 
 // Usage counts the tokens of one reply, as the established harness records

@@ -204,10 +204,12 @@ func finishArguments(raw string, init json.RawMessage) (json.RawMessage, string)
 		data = escapeControlInStrings(data)
 	}
 	if !json.Valid(data) {
-		return json.RawMessage("{}"), fmt.Sprintf("the tool call arguments are not valid JSON: %s", excerpt([]byte(trimmed), 200))
+		var v any
+		why := json.Unmarshal(data, &v)
+		return json.RawMessage("{}"), fmt.Sprintf("the arguments are not valid JSON (%v).\n\nReceived arguments:\n%s", why, excerpt([]byte(trimmed), 500))
 	}
 	if !isJSONObject(data) {
-		return json.RawMessage("{}"), fmt.Sprintf("the tool call arguments must be a JSON object, got: %s", excerpt([]byte(trimmed), 200))
+		return json.RawMessage("{}"), fmt.Sprintf("the arguments must be a JSON object.\n\nReceived arguments:\n%s", excerpt([]byte(trimmed), 500))
 	}
 	return compactJSON(data), ""
 }

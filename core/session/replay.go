@@ -142,7 +142,7 @@ func (r *Replay) Stream(ctx context.Context, req provider.Request, onEvent func(
 			if len(args) == 0 {
 				args = json.RawMessage(`{}`)
 			}
-			call := provider.ToolCall{ID: b.ID, Name: b.Name, Arguments: args}
+			call := provider.ToolCall{ID: b.ID, Name: b.Name, Arguments: args, ArgumentsError: b.ArgumentsError}
 			emit(provider.StreamEvent{Type: "toolcall_start", ContentIndex: i, ID: b.ID, ToolName: b.Name})
 			emit(provider.StreamEvent{Type: "toolcall_delta", ContentIndex: i, Delta: string(args)})
 			emit(provider.StreamEvent{Type: "toolcall_end", ContentIndex: i, ToolCall: &call})

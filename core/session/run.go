@@ -344,6 +344,7 @@ func (b *blocks) add(ev provider.StreamEvent) {
 		if ev.ToolCall != nil {
 			blk.Type, blk.ID, blk.Name = "toolCall", ev.ToolCall.ID, ev.ToolCall.Name
 			blk.Arguments = append([]byte(nil), ev.ToolCall.Arguments...)
+			blk.ArgumentsError = ev.ToolCall.ArgumentsError
 		}
 	}
 }
@@ -376,7 +377,7 @@ func (b *blocks) final(resp provider.Response) []prompt.Block {
 		out = append(out, prompt.Block{Type: "text", Text: resp.Text})
 	}
 	for _, c := range resp.ToolCalls {
-		out = append(out, prompt.Block{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		out = append(out, prompt.Block{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: c.Arguments, ArgumentsError: c.ArgumentsError})
 	}
 	return out
 }
