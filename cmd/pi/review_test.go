@@ -85,3 +85,47 @@ func TestArgumentsThatAreNotAnObjectAreReportedAsSuch(t *testing.T) {
 		})
 	}
 }
+
+// TestReusedCallIDStaysTwoCalls: a model that gives two calls of one reply
+// the same id made two calls: both run, in order, each with its own result
+// under an id of its own (the second one suffixed), so the next request's
+// history pairs every call with one result.
+func TestReusedCallIDStaysTwoCalls(t *testing.T) {
+	for _, api := range []string{"openai-completions", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) {
+			c := newCLI(t)
+			s := scriptedModel(t, c, api, []scripted.Reply{
+				{Calls: []scripted.Call{
+					{ID: "dup", Name: "bash", Args: json.RawMessage(`{"command":"echo one"}`)},
+					{ID: "dup", Name: "bash", Args: json.RawMessage(`{"command":"echo two"}`)},
+				}},
+				{Text: "done"},
+			})
+			out, errs, code := c.run("-p", "--cwd", t.TempDir(), "hi")
+			if code != 0 || out != "done\n" {
+				t.Fatalf("exit %d stdout %q\nstderr: %s", code, out, errs)
+			}
+			msgs := sessionMessages(t, c.agentDir)
+			var ids []string
+			for _, m := range msgs {
+				for _, b := range m.Content.Blocks {
+					if b.Type == "toolCall" {
+						ids = append(ids, b.ID)
+					}
+				}
+			}
+			if len(ids) != 2 || ids[0] != "dup" || ids[1] == "dup" {
+				t.Fatalf("call ids %v: want two calls, the second with an id of its own", ids)
+			}
+			for i, want := range []string{"one\n", "two\n"} {
+				if r := resultOf(t, msgs, ids[i]); r.Failed() || r.Content.Text() != want {
+					t.Errorf("call %s: result %q (error %v), want %q", ids[i], r.Content.Text(), r.Failed(), want)
+				}
+			}
+			reqs := s.Requests()
+			if last := string(reqs[len(reqs)-1]); strings.Count(last, ids[1]) < 2 {
+				t.Errorf("the next request does not carry call %s and its result:\n%s", ids[1], last)
+			}
+		})
+	}
+}

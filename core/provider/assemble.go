@@ -51,9 +51,12 @@ func (a *assembler) emit(ev StreamEvent) {
 
 // start opens a block and returns its content index.
 func (a *assembler) start(kind, id, name string) int {
+	i := len(a.blocks)
+	if kind == blockToolCall {
+		id = a.uniqueID(id, i)
+	}
 	b := &block{kind: kind, id: id, name: name}
 	a.blocks = append(a.blocks, b)
-	i := len(a.blocks) - 1
 	switch kind {
 	case blockText:
 		a.emit(StreamEvent{Type: EventTextStart, ContentIndex: i})
@@ -63,6 +66,31 @@ func (a *assembler) start(kind, id, name string) int {
 		a.emit(StreamEvent{Type: EventToolCallStart, ContentIndex: i, ID: id, ToolName: name})
 	}
 	return i
+}
+
+// uniqueID returns id for the tool call at content index i, or, when an
+// earlier call of the reply already has it, id with a suffix: results are
+// matched to calls by id, in the session, in events and by the providers
+// (Anthropic refuses a history with two tool_use blocks of one id). An
+// empty id (some local servers send none) gets one made from the index.
+func (a *assembler) uniqueID(id string, i int) string {
+	taken := func(s string) bool {
+		for j, b := range a.blocks {
+			if j != i && b.kind == blockToolCall && b.id == s {
+				return true
+			}
+		}
+		return false
+	}
+	base := id
+	if base == "" {
+		base = fmt.Sprintf("call_%d", i)
+	}
+	out := base
+	for n := 2; taken(out); n++ {
+		out = fmt.Sprintf("%s_%d", base, n)
+	}
+	return out
 }
 
 // delta appends s to block i. Tool-call deltas are reported even when empty

@@ -435,11 +435,12 @@ func (s *openAIStream) toolPart(tp openAIToolPart) {
 	if tp.Function != nil {
 		name, args = tp.Function.Name, tp.Function.Arguments
 	}
+	// The index, when the server sends one, is what tells calls apart: a
+	// model that reuses an id still made two calls.
 	i, ok := -1, false
 	if tp.Index != nil {
 		i, ok = s.byIndex[*tp.Index]
-	}
-	if !ok && tp.ID != "" {
+	} else if tp.ID != "" {
 		i, ok = s.byID[tp.ID]
 	}
 	if !ok {
@@ -447,15 +448,14 @@ func (s *openAIStream) toolPart(tp openAIToolPart) {
 		if tp.ID != "" {
 			s.byID[tp.ID] = i
 		}
-	}
-	if tp.Index != nil {
-		if _, seen := s.byIndex[*tp.Index]; !seen {
+		if tp.Index != nil {
 			s.byIndex[*tp.Index] = i
 		}
 	}
 	b := s.out.blocks[i]
-	if b.id == "" && tp.ID != "" {
-		b.id = tp.ID
+	if tp.ID != "" {
+		// An id that comes after the call started (the start gave it one of
+		// pi's) still finds the call when a later fragment has no index.
 		s.byID[tp.ID] = i
 	}
 	if b.name == "" && name != "" {
