@@ -214,9 +214,6 @@ func (m *Model) complete() {
 	if m.menuSel >= len(m.menu) {
 		m.menuSel = 0
 	}
-	if len(m.menu) > 8 {
-		m.menu = m.menu[:8]
-	}
 }
 
 func (m *Model) commandItems() []item {
@@ -282,9 +279,19 @@ func (m *Model) accept() {
 	}
 }
 
+// menuRows is how many completions show at once; the list scrolls with
+// the selection.
+const menuRows = 8
+
 func (m *Model) menuView() string {
 	var lines []string
-	for i, it := range m.menu {
+	from := 0
+	if m.menuSel >= menuRows {
+		from = m.menuSel - menuRows + 1
+	}
+	to := min(len(m.menu), from+menuRows)
+	for i := from; i < to; i++ {
+		it := m.menu[i]
 		mark := "  "
 		if i == m.menuSel {
 			mark = "▸ "
@@ -294,6 +301,9 @@ func (m *Model) menuView() string {
 			line += "  " + m.st.Dim.Render(it.desc)
 		}
 		lines = append(lines, truncateTo(line, m.width+20))
+	}
+	if len(m.menu) > menuRows {
+		lines = append(lines, m.st.Dim.Render(fmt.Sprintf("  (%d of %d, up/down for more)", m.menuSel+1, len(m.menu))))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -441,9 +451,7 @@ func resumeDialog(list []SessionInfo) *dialog {
 			return m.flush()
 		}
 		m.addNotice("resumed " + list[i].Path)
-		for _, msg := range m.rt.Messages() {
-			m.addMessage(msg)
-		}
+		m.showHistory(m.rt.Messages())
 		return m.flush()
 	}
 	return d

@@ -30,7 +30,9 @@ type (
 	}
 	abortedMsg struct{ steering, followUp []string }
 	redrawMsg  struct{}
-	quitMsg    struct{}
+	// streamTickMsg redraws a stream the throttle held back.
+	streamTickMsg struct{}
+	quitMsg       struct{}
 	// sentMsg reports a line submitted in the background.
 	sentMsg struct {
 		text string
@@ -81,6 +83,7 @@ type Model struct {
 	streamView    string
 	streamDirty   bool
 	lastStreamRun time.Time
+	tickPending   bool
 	tools         []*liveTool
 	bash          *liveTool // a !command running
 
@@ -137,9 +140,7 @@ func New(h Host) *Model {
 	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial}
 	m.md = render.NewMarkdown(m.width, st.Glamour)
 	m.editor.SetWidth(m.width)
-	for _, msg := range h.Runtime.Messages() {
-		m.addMessage(msg)
-	}
+	m.showHistory(h.Runtime.Messages())
 	if h.Trust != nil {
 		m.dialog = trustDialog(h.TrustDir)
 	}
@@ -194,6 +195,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.dialog = permissionDialog(msg)
 		return m, nil
 	case redrawMsg:
+		return m, nil
+	case streamTickMsg:
+		m.tickPending = false
+		m.refreshStream(true)
 		return m, nil
 	case quitMsg:
 		m.quitting = true
@@ -457,6 +462,11 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 		}
 	}
 	m.refreshStream(false)
+	if m.streamDirty && !m.tickPending {
+		// Draw the rest of the stream once the throttle allows.
+		m.tickPending = true
+		cmds = append(cmds, tea.Tick(streamEvery, func(time.Time) tea.Msg { return streamTickMsg{} }))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -482,6 +492,21 @@ func (m *Model) tool(id string) *liveTool {
 	return nil
 }
 
+// historyShown is how many messages of a resumed session are drawn: the
+// rest stay in the session file, and drawing them all would make a long
+// session slow to open.
+const historyShown = 60
+
+func (m *Model) showHistory(msgs []prompt.Message) {
+	if n := len(msgs) - historyShown; n > 0 {
+		m.addNotice(fmt.Sprintf("… %d earlier message(s) not shown", n))
+		msgs = msgs[n:]
+	}
+	for _, msg := range msgs {
+		m.addMessage(msg)
+	}
+}
+
 func (m *Model) addMessage(msg prompt.Message) {
 	switch msg.Role {
 	case "user":
@@ -489,7 +514,7 @@ func (m *Model) addMessage(msg prompt.Message) {
 		m.addBlock(func(w int, _ bool) string { return render.UserLine(text, w, m.st) })
 	case "assistant":
 		mm := msg
-		if r := render.Assistant(mm, m.md, m.st); strings.TrimSpace(r) != "" {
+		if hasVisible(mm) {
 			m.addBlock(func(w int, _ bool) string {
 				if w == m.md.Width() {
 					return render.Assistant(mm, m.md, m.st)
@@ -523,14 +548,18 @@ func (m *Model) flush() tea.Cmd {
 	for _, b := range m.blocks[m.printed:] {
 		parts = append(parts, b.view(m.width, m.expanded)+"\n")
 	}
-	m.printed = len(m.blocks)
+	// Printed blocks live in the terminal's scrollback now: keeping them
+	// would only grow the heap of a long session.
+	m.blocks, m.printed = nil, 0
 	return tea.Println(strings.Join(parts, "\n"))
 }
 
 // View draws the live part: in inline mode what is not yet in the
 // scrollback; in full-screen mode the tail of the transcript too.
 func (m *Model) View() tea.View {
-	m.refreshStream(true)
+	if m.streamView == "" {
+		m.refreshStream(true)
+	}
 	var live []string
 	if m.streaming != nil && m.streamView != "" {
 		live = append(live, m.streamView)
@@ -648,4 +677,22 @@ func truncateTo(s string, w int) string {
 		return string(r[:w-1]) + "…"
 	}
 	return s
+}
+
+// hasVisible reports whether an assistant message draws anything (a reply
+// that only calls tools draws nothing: its calls are drawn apart).
+func hasVisible(m prompt.Message) bool {
+	switch m.StopReason {
+	case "aborted", "error", "length":
+		return true
+	}
+	if strings.TrimSpace(m.Content.Str) != "" {
+		return true
+	}
+	for _, b := range m.Content.Blocks {
+		if (b.Type == "text" && strings.TrimSpace(b.Text) != "") || (b.Type == "thinking" && strings.TrimSpace(b.Thinking) != "") {
+			return true
+		}
+	}
+	return false
 }

@@ -28,7 +28,11 @@ func UserLine(text string, width int, st Styles) string {
 // they run).
 func Assistant(m prompt.Message, md *Markdown, st Styles) string {
 	var parts []string
-	for _, b := range m.Content.Blocks {
+	blocks := m.Content.Blocks
+	if blocks == nil && m.Content.Str != "" {
+		blocks = []prompt.Block{{Type: "text", Text: m.Content.Str}}
+	}
+	for _, b := range blocks {
 		switch b.Type {
 		case "thinking":
 			if t := strings.TrimSpace(b.Thinking); t != "" {
