@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/piwasm/pi/core/permission"
@@ -155,12 +156,13 @@ func (m *Model) runBash(command string, add bool) tea.Cmd {
 	m.bash = &liveTool{id: fmt.Sprint(id), t: render.Tool{Name: "$", Args: []byte(fmt.Sprintf(`{"command":%q}`, command))}}
 	rt, send := m.rt, m.send
 	return func() tea.Msg {
+		started := time.Now()
 		res, err := rt.Bash(rt.Context(), command, add, func(out string) {
 			if send != nil {
 				send(bashMsg{id: id, output: out})
 			}
 		})
-		return bashMsg{id: id, done: true, res: res, err: err}
+		return bashMsg{id: id, done: true, res: res, err: err, took: time.Since(started)}
 	}
 }
 
@@ -174,7 +176,7 @@ func (m *Model) bashUpdate(b bashMsg) tea.Cmd {
 	}
 	t := m.bash.t
 	m.bash = nil
-	t.Done, t.DurationMs = true, -2
+	t.Done, t.DurationMs = true, b.took.Milliseconds()
 	switch {
 	case b.err != nil:
 		t.Output, t.IsError = b.err.Error(), true
@@ -444,7 +446,7 @@ func resumeDialog(list []SessionInfo) *dialog {
 	}
 	d.choose = func(m *Model, i int) tea.Cmd {
 		if i < 0 {
-			return nil
+			return m.sendInitial()
 		}
 		if err := m.host.OpenSession(list[i].Path); err != nil {
 			m.addNotice("✗ " + err.Error())
@@ -452,7 +454,7 @@ func resumeDialog(list []SessionInfo) *dialog {
 		}
 		m.addNotice("resumed " + list[i].Path)
 		m.showHistory(m.rt.Messages())
-		return m.flush()
+		return tea.Batch(m.flush(), m.sendInitial())
 	}
 	return d
 }

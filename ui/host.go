@@ -22,12 +22,16 @@ type Host struct {
 	Cwd string
 	// Home shortens paths to ~ in the footer.
 	Home string
+	// Notices are shown first (diagnostics from loading resources).
+	Notices string
 	// Initial are sent first, one after another.
 	Initial []session.Input
 	// FullScreen draws in the alternate screen instead of the scrollback.
 	FullScreen bool
 	// Color false draws without colours (tests, NO_COLOR).
 	Color bool
+	// PickSession opens the /resume picker first (pi -r).
+	PickSession bool
 
 	// Reload re-reads context files, SYSTEM/APPEND files, skills,
 	// templates, settings and extensions and says what changed.

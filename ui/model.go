@@ -27,6 +27,7 @@ type (
 		done   bool
 		res    runtime.BashResult
 		err    error
+		took   time.Duration
 	}
 	abortedMsg struct{ steering, followUp []string }
 	redrawMsg  struct{}
@@ -141,6 +142,16 @@ func New(h Host) *Model {
 	m.md = render.NewMarkdown(m.width, st.Glamour)
 	m.editor.SetWidth(m.width)
 	m.showHistory(h.Runtime.Messages())
+	if h.Notices != "" {
+		m.addNotice(h.Notices)
+	}
+	if h.PickSession && h.Sessions != nil && h.OpenSession != nil {
+		if list, err := h.Sessions(); err == nil && len(list) > 0 {
+			m.dialog = resumeDialog(list)
+		} else {
+			m.addNotice("no earlier session to resume here")
+		}
+	}
 	if h.Trust != nil {
 		m.dialog = trustDialog(h.TrustDir)
 	}
@@ -525,7 +536,7 @@ func (m *Model) addMessage(msg prompt.Message) {
 	case prompt.RoleToolResult:
 		// Drawn from the tool events; a resumed session draws it here.
 		if m.streaming == nil && len(m.tools) == 0 && !m.working {
-			t := render.Tool{Name: msg.ToolName, Output: msg.Content.Text(), Details: msg.Details, Done: true, IsError: msg.Failed(), DurationMs: 0}
+			t := render.Tool{Name: msg.ToolName, Output: msg.Content.Text(), Details: msg.Details, Done: true, IsError: msg.Failed(), DurationMs: render.Unknown}
 			m.addBlock(func(w int, x bool) string { return render.ToolCall(t, x, w, m.st) })
 		}
 	}

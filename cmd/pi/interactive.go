@@ -29,11 +29,20 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		return err
 	}
 	defer ls.close()
-	printDiagnostics(a.stderr, ls.world.diagnostics())
 	l := ls.world.loaded
+	trustDir, askTrust := a.trustQuestion(c, l)
+	var diags []diagnostic
+	for _, d := range ls.world.diagnostics() {
+		// The trust question says why .pi/ did not load.
+		if !(askTrust && d.Kind == "skipped") {
+			diags = append(diags, d)
+		}
+	}
+	var notes strings.Builder
+	printDiagnostics(&notes, diags)
 	h := ui.Host{
-		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs,
-		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "",
+		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs, Notices: strings.TrimSpace(notes.String()),
+		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", PickSession: r.resume,
 		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
 		Sessions: func() ([]ui.SessionInfo, error) {
 			return listSessions(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, 20)
@@ -94,7 +103,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return out, nil
 		},
 	}
-	if dir, ask := a.trustQuestion(c, l); ask {
+	if dir := trustDir; askTrust {
 		h.TrustDir = dir
 		h.Trust = func(yes bool) ([]string, error) {
 			if err := resources.SaveTrust(l.AgentDir, dir, yes); err != nil {

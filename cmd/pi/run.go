@@ -95,7 +95,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	if r.cont && r.sessionFile != "" {
 		return usagef("--continue and --session contradict each other")
 	}
-	if r.resume {
+	if r.resume && !a.wantsUI(&r) {
 		return usagef("--resume needs the interactive session; use --continue or --session FILE")
 	}
 	if r.provider != "" && r.model == "" {

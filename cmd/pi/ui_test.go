@@ -207,3 +207,52 @@ func capture(s, proj, agentDir string) string {
 	s = strings.ReplaceAll(s, proj, "~/demo")
 	return strings.TrimRight(s, "\n") + "\n"
 }
+
+// TestInteractiveFollowUpAndCommands: full-screen mode, a follow-up queued
+// with alt+enter while a tool runs, !cmd and !!cmd, the /resume picker and
+// /quit.
+func TestInteractiveFollowUpAndCommands(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	srv := scriptedModel(t, c, "anthropic-messages", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"sleep 1; echo step"}`)}}},
+		{Text: "First task done."},
+		{Text: "Follow-up done."},
+		{Text: "Saw the shell output."},
+	})
+	tm := startTerminal(t, c, proj, "--fullscreen", "--cwd", proj)
+	tm.waitFor("Ask pi")
+	tm.typeLine("start the task")
+	tm.waitFor("sleep 1; echo step")
+	tm.press("then summarize")
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\x1b\r") // alt+enter
+	tm.waitFor("Follow-up done.")
+	reqs := srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[2]), "then summarize") || strings.Contains(string(reqs[1]), "then summarize") {
+		t.Errorf("the follow-up did not wait for the end (%d requests)", len(reqs))
+	}
+
+	tm.typeLine("!echo from-shell")
+	tm.waitFor("from-shell")
+	tm.typeLine("!!echo not-for-the-model")
+	tm.waitFor("not-for-the-model")
+	tm.typeLine("what did the shell say?")
+	tm.waitFor("Saw the shell output.")
+	last := string(srv.Requests()[3])
+	if !strings.Contains(last, "Ran `echo from-shell`") || strings.Contains(last, "not-for-the-model") {
+		t.Errorf("!cmd / !!cmd context wrong: %s", last)
+	}
+
+	tm.typeLine("/resume")
+	tm.waitFor("Resume which session?")
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\x1b")
+	// A lone ESC needs a pause before the next key, or the terminal
+	// reads the two as alt+key.
+	time.Sleep(300 * time.Millisecond)
+	tm.typeLine("/quit")
+	if !tm.exited(30 * time.Second) {
+		t.Fatalf("/quit did not quit:\n%s", tm.screen())
+	}
+}

@@ -19,9 +19,16 @@ type Tool struct {
 	Details json.RawMessage
 	Done    bool
 	IsError bool
-	// DurationMs is negative when the call did not run.
+	// DurationMs is NotRun when the call did not run, Unknown when the
+	// time was not measured (a resumed session).
 	DurationMs int64
 }
+
+// Durations that are not times.
+const (
+	NotRun  = -1
+	Unknown = -2
+)
 
 // Lines shown of a collapsed result: the tail of a running command, the
 // head of a finished result.
@@ -43,9 +50,10 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 		mark = st.Success.Render("✓")
 	}
 	head := mark + " " + st.Title.Render(t.Name) + " " + truncate(termtext.Escape(Summary(t.Args)), width-len(t.Name)-3)
-	if t.Done && t.DurationMs >= 0 {
+	switch {
+	case t.Done && t.DurationMs >= 0:
 		head += st.Dim.Render(fmt.Sprintf(" (%s)", duration(t.DurationMs)))
-	} else if t.Done {
+	case t.Done && t.DurationMs == NotRun:
 		head += st.Dim.Render(" (not run)")
 	}
 	body := ""
