@@ -48,6 +48,9 @@ type Forced struct {
 // runs are an error of the configuration, returned as such.
 func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts prompt.Options) (StartResult, error) {
 	out := StartResult{Options: opts}
+	if !d.anyHandles(abi.HookBeforeAgentStart) {
+		return out, nil
+	}
 	view := newOptionsView(out.Options, input)
 	if _, err := view.render(); err != nil {
 		return StartResult{}, fmt.Errorf("the prompt does not render before any extension runs (check settings and prompt files): %w", err)
@@ -93,6 +96,17 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 		}
 	}
 	return out, nil
+}
+
+// anyHandles reports whether some handler handles hook. Without one the
+// options are left for the caller to render (and report).
+func (d *Dispatcher) anyHandles(hook string) bool {
+	for _, h := range d.handlers {
+		if h.Handles(hook) {
+			return true
+		}
+	}
+	return false
 }
 
 // startStep validates a before_agent_start result and applies its ops to
@@ -277,8 +291,10 @@ func setVariable(vs []prompt.Variable, v prompt.Variable) []prompt.Variable {
 // leaves it unchanged. The complete-section and suppressed-context rules of
 // prompt.Waterfall apply to the final result.
 func (d *Dispatcher) Assemble(ctx context.Context, a *prompt.Assembly) (*prompt.Assembly, error) {
-	if _, err := prompt.Render(a); err != nil {
-		return nil, fmt.Errorf("the prompt does not render before any extension runs (check settings and prompt files): %w", err)
+	if d.anyHandles(abi.HookAssemble) {
+		if _, err := prompt.Render(a); err != nil {
+			return nil, fmt.Errorf("the prompt does not render before any extension runs (check settings and prompt files): %w", err)
+		}
 	}
 	guard := newGuard(d.handlers)
 	guard.record(a)
