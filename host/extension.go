@@ -11,18 +11,17 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/hooks"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
 
-// FetchFunc supplies the lazily fetched keys of one call (abi.KeySkills,
-// abi.KeySystemPrompt, abi.KeyContextPrefix+path, abi.KeySectionPrefix+name).
-// It is called only when the guest asks for a key, at most once per key and
-// call; ok=false answers "not found". Nil means no lazy keys.
-type FetchFunc func(key string) (value []byte, ok bool)
-
-// FetchMap returns a FetchFunc serving the entries of m.
-func FetchMap(m map[string][]byte) FetchFunc {
+// FetchMap returns a hooks.Fetcher serving the entries of m. A fetcher
+// supplies the lazily fetched keys of one call (abi.KeySkills,
+// abi.KeySystemPrompt, abi.KeyContextPrefix+path, abi.KeySectionPrefix+name),
+// only when the guest asks for a key, at most once per key and call;
+// ok=false answers "not found", and nil means no lazy keys.
+func FetchMap(m map[string][]byte) hooks.Fetcher {
 	return func(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
 }
 
@@ -310,7 +309,7 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 	switch {
 	case stale:
 		diag(DiagGrant, pkg.ModulePath, "the module changed since its grant (granted for sha256 %s, now %s); requested capabilities are not granted: %s",
-			short(g.SHA256), short(pkg.SHA256), describeCaps(m.Capabilities))
+			ShortSHA(g.SHA256), ShortSHA(pkg.SHA256), describeCaps(m.Capabilities))
 	case !missing.Empty():
 		diag(DiagGrant, pkg.ManifestPath, "requested but not granted: %s (pass --grant %s for one run, or store the grant with pi ext install %s --yes)",
 			describeCaps(missing), m.Name, pkg.Dir)
@@ -407,7 +406,8 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 	return e, diags
 }
 
-func short(sha string) string {
+// ShortSHA is the first 12 hex digits of a SHA-256, as messages show it.
+func ShortSHA(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]
 	}
@@ -431,7 +431,7 @@ func (e *Extension) initTimeout() time.Duration {
 // A SystemPrompt longer than abi.InlinePromptMax is moved out of the event
 // and served to the guest on demand (abi.KeySystemPrompt); callers pass the
 // whole prompt.
-func (e *Extension) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch FetchFunc) (abi.BeforeAgentStartResult, error) {
+func (e *Extension) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
 	var res abi.BeforeAgentStartResult
 	prompt := ev.SystemPrompt
 	if len(prompt) > abi.InlinePromptMax {
@@ -468,7 +468,7 @@ func (e *Extension) Assemble(ctx context.Context, ev abi.AssembleEvent) (abi.Ass
 
 // AssembleWith is Assemble with a fetcher for keys other than section
 // texts (which the host serves from ev itself).
-func (e *Extension) AssembleWith(ctx context.Context, ev abi.AssembleEvent, more FetchFunc) (abi.AssembleResult, error) {
+func (e *Extension) AssembleWith(ctx context.Context, ev abi.AssembleEvent, more hooks.Fetcher) (abi.AssembleResult, error) {
 	var res abi.AssembleResult
 	wire := ev
 	wire.Sections = make([]abi.Section, len(ev.Sections))
@@ -513,7 +513,7 @@ func (e *Extension) Input(ctx context.Context, ev abi.InputEvent) (abi.InputResu
 
 // InputWith is Input with a fetcher (for the "file:" records of the files
 // the guest reads; see FileRecord).
-func (e *Extension) InputWith(ctx context.Context, ev abi.InputEvent, fetch FetchFunc) (abi.InputResult, error) {
+func (e *Extension) InputWith(ctx context.Context, ev abi.InputEvent, fetch hooks.Fetcher) (abi.InputResult, error) {
 	var res abi.InputResult
 	if err := e.hook(ctx, abi.HookInput, ev, fetch, &res); err != nil {
 		return abi.InputResult{}, err
@@ -535,13 +535,13 @@ func (e *Extension) Command(ctx context.Context, ev abi.CommandEvent) (abi.Comma
 }
 
 // CommandWith is Command with a fetcher, as InputWith.
-func (e *Extension) CommandWith(ctx context.Context, ev abi.CommandEvent, fetch FetchFunc) (abi.CommandResult, error) {
+func (e *Extension) CommandWith(ctx context.Context, ev abi.CommandEvent, fetch hooks.Fetcher) (abi.CommandResult, error) {
 	var res abi.CommandResult
 	err := e.hook(ctx, abi.HookCommand, ev, fetch, &res)
 	return res, err
 }
 
-func (e *Extension) hook(ctx context.Context, hook string, ev any, fetch FetchFunc, res any) error {
+func (e *Extension) hook(ctx context.Context, hook string, ev any, fetch hooks.Fetcher, res any) error {
 	if !e.Handles(hook) {
 		return e.callErr(hook, CauseUnavailable, fmt.Errorf("the manifest does not declare this hook"))
 	}
@@ -552,7 +552,7 @@ func (e *Extension) hook(ctx context.Context, hook string, ev any, fetch FetchFu
 // json.RawMessage) and decodes the envelope's result into res (which may
 // be nil). It is the general form behind the typed calls, for tools such as
 // `pi ext test`; it does not validate ops. Errors are *CallError.
-func (e *Extension) Call(ctx context.Context, export string, event any, fetch FetchFunc, res any) error {
+func (e *Extension) Call(ctx context.Context, export string, event any, fetch hooks.Fetcher, res any) error {
 	hook := hookOf(export)
 	var in []byte
 	switch v := event.(type) {
@@ -615,7 +615,7 @@ func (e *Extension) retireLocked() {
 
 // invoke runs one export on the live instance (instantiating one if
 // needed) under the call's deadline and returns the raw envelope.
-func (e *Extension) invoke(ctx context.Context, hook, export string, event []byte, fetch FetchFunc) (out []byte, inst *instance, err error) {
+func (e *Extension) invoke(ctx context.Context, hook, export string, event []byte, fetch hooks.Fetcher) (out []byte, inst *instance, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {

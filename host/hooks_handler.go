@@ -69,20 +69,20 @@ func (h handler) missed() {
 
 func (h handler) BeforeAgentStart(ctx context.Context, ev abi.BeforeAgentStartEvent, fetch hooks.Fetcher) (abi.BeforeAgentStartResult, error) {
 	h.missed()
-	return h.e.BeforeAgentStart(ctx, ev, FetchFunc(fetch))
+	return h.e.BeforeAgentStart(ctx, ev, hooks.Fetcher(fetch))
 }
 
 func (h handler) Assemble(ctx context.Context, ev abi.AssembleEvent, fetch hooks.Fetcher) (abi.AssembleResult, error) {
 	h.missed()
-	return h.e.AssembleWith(ctx, ev, FetchFunc(fetch))
+	return h.e.AssembleWith(ctx, ev, hooks.Fetcher(fetch))
 }
 
 func (h handler) Input(ctx context.Context, ev abi.InputEvent, fetch hooks.Fetcher) (abi.InputResult, error) {
-	return h.e.InputWith(ctx, ev, FetchFunc(fetch))
+	return h.e.InputWith(ctx, ev, hooks.Fetcher(fetch))
 }
 
 func (h handler) Command(ctx context.Context, ev abi.CommandEvent, fetch hooks.Fetcher) (abi.CommandResult, error) {
-	return h.e.CommandWith(ctx, ev, FetchFunc(fetch))
+	return h.e.CommandWith(ctx, ev, hooks.Fetcher(fetch))
 }
 
 // fileServer answers the host's "file:" fetches with the granted file's

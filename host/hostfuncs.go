@@ -275,7 +275,7 @@ func (e *Extension) readFileValue(p string) ([]byte, int64) {
 	return cs.fileData, 0
 }
 
-// fileKeyPrefix marks a file read in a call's FetchFunc. The host asks the
+// fileKeyPrefix marks a file read in a call's fetcher. The host asks the
 // fetcher for "file:<path>" before reading a granted file itself, so that a
 // caller can observe (and memoise on) the files a guest read. The value is
 // a FileRecord. Guests cannot fetch these keys.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/hooks"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -70,7 +71,7 @@ func (i *instance) close() { i.mod.Close(context.Background()) }
 // callState is the data of the call in progress, read by host functions.
 type callState struct {
 	event     []byte
-	fetch     FetchFunc
+	fetch     hooks.Fetcher
 	fetched   map[string][]byte // lazy keys already asked for (nil value = not found)
 	file      string            // last file read, kept for the guest's retry
 	fileData  []byte

@@ -157,7 +157,7 @@ func (p *Package) moduleBytes() ([]byte, error) {
 	}
 	sum := sha256.Sum256(wasm)
 	if got := hex.EncodeToString(sum[:]); got != p.SHA256 {
-		return nil, fmt.Errorf("%s changed on disk since it was loaded (sha256 %s, now %s)", p.ModulePath, short(p.SHA256), short(got))
+		return nil, fmt.Errorf("%s changed on disk since it was loaded (sha256 %s, now %s)", p.ModulePath, ShortSHA(p.SHA256), ShortSHA(got))
 	}
 	p.wasm = wasm
 	return wasm, nil

@@ -205,19 +205,12 @@ func (g grantState) describe() string {
 	case !g.Stored:
 		return "none stored"
 	case !g.Matches:
-		return fmt.Sprintf("stale: stored for module sha256 %s, which is not this one; it grants nothing", shortSHA(g.SHA256))
+		return fmt.Sprintf("stale: stored for module sha256 %s, which is not this one; it grants nothing", host.ShortSHA(g.SHA256))
 	case g.Missing.Empty():
 		return "stored, matches this module: " + capsText(g.Granted)
 	default:
 		return fmt.Sprintf("stored, matches this module: %s (still missing: %s)", capsText(g.Granted), capsText(g.Missing))
 	}
-}
-
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // ms expresses d in milliseconds with microsecond precision.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/hooks"
 	"github.com/piwasm/pi/host"
 )
 
@@ -217,7 +218,7 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 // hookCaller decodes the event for hook and returns a function that calls
 // the hook through the host's typed entry points (which validate the
 // result as a real run would).
-func hookCaller(hook string, raw []byte, fetch host.FetchFunc) (func(context.Context, *host.Extension) (any, error), error) {
+func hookCaller(hook string, raw []byte, fetch hooks.Fetcher) (func(context.Context, *host.Extension) (any, error), error) {
 	decode := func(v any) error {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()

@@ -135,7 +135,7 @@ func (a *app) grantOnInstall(pkg *host.Package, yes bool, srcArg string) error {
 	if err := store.Save(); err != nil {
 		return fmt.Errorf("record the grant: %w", err)
 	}
-	fmt.Fprintf(a.stdout, "granted %s, pinned to sha256 %s (recorded in %s)\n", capsText(req), shortSHA(pkg.SHA256), store.Path())
+	fmt.Fprintf(a.stdout, "granted %s, pinned to sha256 %s (recorded in %s)\n", capsText(req), host.ShortSHA(pkg.SHA256), store.Path())
 	return nil
 }
 
