@@ -9,43 +9,43 @@ import (
 
 // ToolCall calls the tool_call hook. The dispatcher checks a replaced
 // input against the tool's schema.
-func (e *Extension) ToolCall(ctx context.Context, ev abi.ToolCallEvent, fetch FetchFunc) (abi.ToolCallResult, error) {
+func (e *Extension) ToolCall(ctx context.Context, ev abi.ToolCallEvent, fetch hooks.Fetcher) (abi.ToolCallResult, error) {
 	var res abi.ToolCallResult
 	err := e.hook(ctx, abi.HookToolCall, ev, fetch, &res)
 	return res, err
 }
 
 // ToolResult calls the tool_result hook.
-func (e *Extension) ToolResult(ctx context.Context, ev abi.ToolResultEvent, fetch FetchFunc) (abi.ToolResultPatch, error) {
+func (e *Extension) ToolResult(ctx context.Context, ev abi.ToolResultEvent, fetch hooks.Fetcher) (abi.ToolResultPatch, error) {
 	var res abi.ToolResultPatch
 	err := e.hook(ctx, abi.HookToolResult, ev, fetch, &res)
 	return res, err
 }
 
 // TurnEnd calls the turn_end hook (its result is ignored).
-func (e *Extension) TurnEnd(ctx context.Context, ev abi.TurnEndEvent, fetch FetchFunc) error {
+func (e *Extension) TurnEnd(ctx context.Context, ev abi.TurnEndEvent, fetch hooks.Fetcher) error {
 	return e.hook(ctx, abi.HookTurnEnd, ev, fetch, nil)
 }
 
 // AgentEnd calls the agent_end hook (its result is ignored).
-func (e *Extension) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch FetchFunc) error {
+func (e *Extension) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch hooks.Fetcher) error {
 	return e.hook(ctx, abi.HookAgentEnd, ev, fetch, nil)
 }
 
 func (h handler) ToolCall(ctx context.Context, ev abi.ToolCallEvent, fetch hooks.Fetcher) (abi.ToolCallResult, error) {
-	return h.e.ToolCall(ctx, ev, FetchFunc(fetch))
+	return h.e.ToolCall(ctx, ev, hooks.Fetcher(fetch))
 }
 
 func (h handler) ToolResult(ctx context.Context, ev abi.ToolResultEvent, fetch hooks.Fetcher) (abi.ToolResultPatch, error) {
-	return h.e.ToolResult(ctx, ev, FetchFunc(fetch))
+	return h.e.ToolResult(ctx, ev, hooks.Fetcher(fetch))
 }
 
 func (h handler) TurnEnd(ctx context.Context, ev abi.TurnEndEvent, fetch hooks.Fetcher) error {
-	return h.e.TurnEnd(ctx, ev, FetchFunc(fetch))
+	return h.e.TurnEnd(ctx, ev, hooks.Fetcher(fetch))
 }
 
 func (h handler) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch hooks.Fetcher) error {
-	return h.e.AgentEnd(ctx, ev, FetchFunc(fetch))
+	return h.e.AgentEnd(ctx, ev, hooks.Fetcher(fetch))
 }
 
 // toolHooks is the loop-hook side of whatever fileServer wraps (the memo
