@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/ui/render"
 )
 
@@ -298,9 +299,9 @@ func (m *Model) menuView() string {
 		if i == m.menuSel {
 			mark = "▸ "
 		}
-		line := mark + it.label
+		line := mark + termtext.Escape(it.label)
 		if it.desc != "" {
-			line += "  " + m.st.Dim.Render(it.desc)
+			line += "  " + m.st.Dim.Render(termtext.Escape(it.desc))
 		}
 		lines = append(lines, truncateTo(line, m.width+20))
 	}
@@ -355,7 +356,7 @@ func (d *dialog) view(width int, st render.Styles) string {
 	b.WriteString(st.Accent.Render("┃ ") + st.Title.Render(d.title))
 	if d.body != "" {
 		for _, l := range strings.Split(d.body, "\n") {
-			b.WriteString("\n" + st.Accent.Render("┃ ") + truncateTo(l, width-2))
+			b.WriteString("\n" + st.Accent.Render("┃ ") + truncateTo(termtext.Escape(l), width-2))
 		}
 	}
 	for i, o := range d.options {
@@ -363,7 +364,7 @@ func (d *dialog) view(width int, st render.Styles) string {
 		if i == d.sel {
 			mark = "▸ "
 		}
-		label := o.label
+		label := termtext.Escape(o.label)
 		if o.key != "" {
 			label = "[" + o.key + "] " + label
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/ui/render"
 )
 
@@ -85,6 +86,7 @@ type Model struct {
 	streamDirty   bool
 	lastStreamRun time.Time
 	tickPending   bool
+	thinking      string
 	tools         []*liveTool
 	bash          *liveTool // a !command running
 
@@ -417,12 +419,20 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 			if e.Message != nil && e.Message.Role == "assistant" {
 				m.streaming = e.Message
 				m.streamText.Reset()
-				m.streamView = ""
+				m.streamView, m.thinking = "", ""
 			}
 		case agent.MessageUpdate:
-			if e.Delta != nil && e.Delta.Type == "text_delta" {
-				m.streamText.WriteString(e.Delta.Delta)
-				m.streamDirty = true
+			if e.Delta != nil {
+				switch e.Delta.Type {
+				case "text_delta":
+					m.streamText.WriteString(e.Delta.Delta)
+					m.streamDirty = true
+				case "thinking_delta":
+					// The last line of the thinking shows while it goes on.
+					m.thinking = lastLine(m.thinking + e.Delta.Delta)
+				case "text_start", "toolcall_start":
+					m.thinking = ""
+				}
 			}
 		case agent.MessageEnd:
 			if e.Message != nil {
@@ -572,6 +582,9 @@ func (m *Model) View() tea.View {
 		m.refreshStream(true)
 	}
 	var live []string
+	if m.streaming != nil && m.thinking != "" {
+		live = append(live, m.st.Dim.Render("  thinking… "+truncateTo(termtext.Escape(strings.TrimSpace(m.thinking)), m.width-14)))
+	}
 	if m.streaming != nil && m.streamView != "" {
 		live = append(live, m.streamView)
 	}
@@ -628,10 +641,10 @@ func (m *Model) bottom() string {
 			parts = append(parts, m.menuView())
 		}
 		for _, q := range m.queue {
-			parts = append(parts, m.st.Dim.Render("  steer ↳ "+firstLine(q)))
+			parts = append(parts, m.st.Dim.Render("  steer ↳ "+termtext.Escape(firstLine(q))))
 		}
 		for _, q := range m.followUp {
-			parts = append(parts, m.st.Dim.Render("  then ↳ "+firstLine(q)))
+			parts = append(parts, m.st.Dim.Render("  then ↳ "+termtext.Escape(firstLine(q))))
 		}
 		parts = append(parts, m.editor.View())
 	}
@@ -667,7 +680,8 @@ func (m *Model) footer() string {
 	if status != "" {
 		line += " • " + status
 	}
-	return m.st.Dim.Render(truncateTo(line, m.width))
+	// The notice may quote a provider's error: shown escaped.
+	return m.st.Dim.Render(truncateTo(termtext.Escape(line), m.width))
 }
 
 func tokens(n int) string {
@@ -706,4 +720,13 @@ func hasVisible(m prompt.Message) bool {
 		}
 	}
 	return false
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }

@@ -239,3 +239,25 @@ func TestPermissionDialogAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestUntrustedTextIsEscaped: a command the model wants to run, a
+// template's description and a provider's error cannot drive the terminal.
+func TestUntrustedTextIsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRuntime(t, dir, 0)
+	rt.Runner().Loaded.Templates = []resources.Template{{Name: "evil", Description: "x\x1b]0;pwned\x07y"}}
+	m := New(Host{Runtime: rt, Cwd: dir})
+	m.Update(askMsg{q: permission.Question{Tool: "bash", Command: "rm\x1b[2J -rf"}, reply: make(chan permission.Answer, 1)})
+	if v := m.View().Content; strings.Contains(v, "\x1b[2J") {
+		t.Errorf("dialog passes an escape sequence through: %q", v)
+	}
+	press(m, "esc")
+	press(m, "/ev")
+	if v := m.View().Content; strings.Contains(v, "\x1b]0;") || strings.Contains(v, "\x07") {
+		t.Errorf("menu passes an OSC through: %q", v)
+	}
+	m.Update(eventsMsg{{Type: agent.AutoRetryStart, ErrorMessage: "bad\x1b[31m", Attempt: 1, MaxAttempts: 3}})
+	if v := m.View().Content; strings.Contains(v, "bad\x1b[31m") {
+		t.Errorf("footer passes an escape through: %q", v)
+	}
+}

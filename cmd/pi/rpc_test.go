@@ -117,7 +117,7 @@ func TestRPCSession(t *testing.T) {
 	})
 	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"permissions":{"ask":["bash(rm:*)"]}}`})
 	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{
-		{Calls: []scripted.Call{{ID: "slow", Name: "bash", Args: json.RawMessage(`{"command":"sleep 1; echo slept"}`)}}},
+		{Calls: []scripted.Call{{ID: "slow", Name: "bash", Args: json.RawMessage(`{"command":"sleep 2; echo slept"}`)}}},
 		{Text: "Steered as asked."},
 		{Calls: []scripted.Call{{ID: "rm", Name: "bash", Args: json.RawMessage(`{"command":"rm victim.txt"}`)}}},
 		{Text: "Removed."},

@@ -121,7 +121,7 @@ func TestInteractiveSession(t *testing.T) {
 		"notes.txt":                "hello\n",
 	})
 	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{
-		{Text: "I will look at **notes.txt** first.", Calls: []scripted.Call{{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"sleep 1; cat notes.txt"}`)}}},
+		{Text: "I will look at **notes.txt** first.", Calls: []scripted.Call{{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"sleep 3; cat notes.txt"}`)}}},
 		{Text: "Done: the notes say hello, and I heard your steer."},
 		{Calls: []scripted.Call{{ID: "c2", Name: "bash", Args: json.RawMessage(`{"command":"sleep 60"}`)}}},
 		{Text: "Template received."},
