@@ -390,10 +390,16 @@ func permissionDialog(a askMsg) *dialog {
 	if q.Reason != "" {
 		body += "\n(" + q.Reason + ")"
 	}
+	title := "Allow this call?"
+	options := []option{{"y", "allow once"}, {"a", "always allow " + q.Suggested + " in this session"}, {"n", "deny"}}
+	if q.Source == "sandbox" {
+		title = "Run it outside the sandbox?"
+		options = []option{{"y", "once, unconfined"}, {"a", "unconfined for " + q.Suggested + " in this session"}, {"n", "no, keep the refusal"}}
+	}
 	return &dialog{
-		title:   "Allow this call?",
+		title:   title,
 		body:    body,
-		options: []option{{"y", "allow once"}, {"a", "always allow " + q.Suggested + " in this session"}, {"n", "deny"}},
+		options: options,
 		choose: func(m *Model, i int) tea.Cmd {
 			ans := permission.Answer{Choice: permission.DenyCall}
 			switch i {

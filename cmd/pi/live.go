@@ -118,7 +118,22 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		}
 	}
 	reg := tool.NewRegistry()
+	var override *sandboxOverride
+	if asker != nil && policy.Confined() {
+		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Env: env.Env}
+		for _, t := range builtin.Tools(policy.Unconfined().Apply(base, exe)) {
+			if t.Name == "bash" {
+				override = &sandboxOverride{asker: asker, policy: policy, paths: permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}, unconfined: t.Run,
+					record: func(d session.Decision) {
+						rt.Transcript().Append(session.Entry{Type: session.TypeDecision, Decision: &d})
+					}}
+			}
+		}
+	}
 	for _, t := range policy.AnnotateBash(builtin.Tools(env)) {
+		if t.Name == "bash" && override != nil {
+			t = override.wrap(t)
+		}
 		if t.Name == "bash" {
 			run := t.Run
 			t.Run = func(ctx context.Context, call tool.Call, update tool.Update) (tool.Result, error) {
