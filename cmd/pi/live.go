@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
@@ -172,7 +173,26 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		runner.Model = replay.Stream
 	}
 	rt = runtime.New(ctx, runner)
+	// A retried request ends with auto_retry_end after its assistant
+	// message, as the established harness reports it: success, or the
+	// final error, so a client that shows "retrying" can stop showing it.
+	var retried atomic.Int64
+	emit := runner.Emit
+	runner.Emit = func(e agent.Event) {
+		emit(e)
+		if e.Type != agent.MessageEnd || e.Message == nil || e.Message.Role != "assistant" {
+			return
+		}
+		if n := retried.Swap(0); n > 0 {
+			end := agent.Event{Type: agent.AutoRetryEnd, Attempt: int(n), Success: e.Message.StopReason != "error" && e.Message.StopReason != "aborted"}
+			if !end.Success {
+				end.ErrorMessage = e.Message.ErrorMessage
+			}
+			emit(end)
+		}
+	}
 	client.OnRetry = func(attempt, max int, delay time.Duration, err error) {
+		retried.Store(int64(attempt))
 		rt.Publish(agent.Event{Type: agent.AutoRetryStart, Attempt: attempt, MaxAttempts: max, DelayMs: delay.Milliseconds(), ErrorMessage: err.Error()})
 	}
 	ok = true

@@ -129,3 +129,70 @@ func TestReusedCallIDStaysTwoCalls(t *testing.T) {
 		})
 	}
 }
+
+// jsonEvents splits JSON-mode output into events.
+func jsonEvents(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %d not JSON: %q", i, line)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// TestJSONModeRetryEndsWithAutoRetryEnd: a request retried after a 429
+// reports auto_retry_start and, after the assistant message, auto_retry_end
+// (success, or the final error when every retry failed), so a client
+// showing "retrying" knows when to stop.
+func TestJSONModeRetryEndsWithAutoRetryEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies []scripted.Reply
+		success bool
+		code    int
+	}{
+		{"recovers", []scripted.Reply{{Status: 429}, {Text: "ok"}}, true, 0},
+		{"gives up", []scripted.Reply{{Status: 503}, {Status: 503}, {Status: 503}, {Status: 503}, {Text: "never"}}, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t)
+			scriptedModel(t, c, "openai-completions", tc.replies)
+			out, errs, code := c.run("--mode", "json", "--cwd", t.TempDir(), "hi")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, tc.code, errs)
+			}
+			var seq []string
+			var end map[string]any
+			for _, ev := range jsonEvents(t, out) {
+				typ, _ := ev["type"].(string)
+				switch typ {
+				case "auto_retry_start", "auto_retry_end", "message_end", "agent_end":
+					if typ == "message_end" {
+						if m, _ := ev["message"].(map[string]any); m["role"] != "assistant" {
+							continue
+						}
+					}
+					if n := len(seq); n == 0 || seq[n-1] != typ {
+						seq = append(seq, typ)
+					}
+					if typ == "auto_retry_end" {
+						end = ev
+					}
+				}
+			}
+			if got := strings.Join(seq, " "); got != "auto_retry_start message_end auto_retry_end agent_end" {
+				t.Fatalf("events %s", got)
+			}
+			if end["success"] != tc.success {
+				t.Errorf("auto_retry_end %v, want success %v", end, tc.success)
+			}
+			if fe, _ := end["finalError"].(string); tc.success == (fe != "") || (!tc.success && !strings.Contains(fe, "503")) {
+				t.Errorf("auto_retry_end finalError %q", fe)
+			}
+		})
+	}
+}
