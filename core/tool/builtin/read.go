@@ -132,6 +132,12 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	case end < total:
 		return tool.TextResult(fmt.Sprintf("%s\n\n[%d more line%s after this. Continue with offset=%d.]", tr.Text, total-end, plural(total-end), end+1)), nil
 	}
+	if sel.line > 0 && !sel.lineOpen {
+		// Shown to its end, the file keeps its final newline, as the
+		// established harness shows it: whether a file ends with one is
+		// something a model rewriting it needs to see.
+		return tool.TextResult(tr.Text + "\n"), nil
+	}
 	return tool.TextResult(tr.Text), nil
 }
 
