@@ -90,9 +90,24 @@ func (c Content) Simple() (string, bool) {
 // MarshalJSON writes a string or an array of blocks.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if c.Blocks != nil {
-		return json.Marshal(c.Blocks)
+		return marshalPlain(c.Blocks)
 	}
-	return json.Marshal(c.Str)
+	return marshalPlain(c.Str)
+}
+
+// marshalPlain is json.Marshal without HTML escaping: a tool call's
+// arguments and the text around them are stored as the model sent them
+// (json.Marshal would turn "&&" in a command into "\u0026\u0026"), so a
+// request rebuilt from the session is byte for byte the one sent, and the
+// provider's prompt cache still matches it.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON accepts a string or an array of blocks.

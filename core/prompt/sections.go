@@ -35,7 +35,7 @@ func (p Patches) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(e.Name)
+		k, err := marshalPlain(e.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +45,7 @@ func (p Patches) MarshalJSON() ([]byte, error) {
 			b.WriteString("null")
 			continue
 		}
-		v, err := json.Marshal(*e.Text)
+		v, err := marshalPlain(*e.Text)
 		if err != nil {
 			return nil, err
 		}
