@@ -74,7 +74,7 @@ func (c *Checker) Check(req Request) Decision {
 	if r, ok := m.all(session); ok {
 		return Decision{Outcome: Allow, Rule: r.String(), Source: "session", Reason: "allowed by the user earlier in this session"}
 	}
-	if r, ok := m.any(c.rules.Ask); ok {
+	if r, _, ok := m.askMatch(c.rules.Ask, session); ok {
 		return Decision{Outcome: Ask, Rule: r.String(), Source: r.Source, Reason: fmt.Sprintf("the ask rule %s in %s wants the user's approval", r, r.Source)}
 	}
 	if r, ok := m.all(c.rules.Allow); ok {
@@ -143,6 +143,45 @@ func (m *matcher) any(rules []Rule) (Rule, bool) {
 		}
 	}
 	return Rule{}, false
+}
+
+// askMatch is any for ask rules, except that a simple command the user
+// already allowed for the session is not asked about again: after "always
+// allow bash(git push:*)", "make && git push" runs without a question. For
+// bash it also returns the simple command the rule matched, which the
+// suggested rule is made from.
+func (m *matcher) askMatch(rules, session []Rule) (Rule, *Command, bool) {
+	if m.req.Tool != "bash" || m.parseErr != nil {
+		r, ok := m.any(rules)
+		return r, nil, ok
+	}
+	for _, r := range rules {
+		if r.Tool != m.req.Tool {
+			continue
+		}
+		for i := range m.cmds {
+			c := &m.cmds[i]
+			if _, ok := coveredBy(*c, session, m.req.Tool); ok {
+				continue
+			}
+			if r.Pattern == "" || r.matchCommand(*c) {
+				return r, c, true
+			}
+		}
+	}
+	return Rule{}, nil, false
+}
+
+func (r Rule) matchCommand(c Command) bool {
+	if r.matchWords(c.Words) {
+		return true
+	}
+	for _, in := range c.Inner {
+		if r.matchWords(in.Words) {
+			return true
+		}
+	}
+	return false
 }
 
 // all returns a rule that allows the call: a pattern-less rule for the
@@ -247,11 +286,25 @@ func (c *Checker) Decide(ctx context.Context, req Request, asker Asker, paths Pa
 	if d.Outcome != Ask {
 		return d
 	}
-	q := Question{Tool: req.Tool, Command: req.Command, Path: req.Path, Rule: d.Rule, Source: d.Source, Reason: d.Reason, Suggested: Suggest(req, paths)}
+	suggested := Suggest(req, paths)
+	if d.Rule != "" && strings.EqualFold(req.Tool, "bash") {
+		c.mu.Lock()
+		session := append([]Rule(nil), c.session...)
+		c.mu.Unlock()
+		if _, cmd, ok := newMatcher(Request{Tool: "bash", Command: req.Command}).askMatch(c.rules.Ask, session); ok && cmd != nil {
+			suggested = suggestCommand(*cmd)
+		}
+	}
+	q := Question{Tool: req.Tool, Command: req.Command, Path: req.Path, Rule: d.Rule, Source: d.Source, Reason: d.Reason, Suggested: suggested}
 	if asker == nil {
+		// Ask rules come before allow rules, so an allow rule cannot
+		// lift an ask rule's question: say what would.
+		how := fmt.Sprintf("the user can allow it by adding %q to \"allow\" under \"permissions\" in settings, or by running pi interactively", q.Suggested)
+		if d.Rule != "" {
+			how = fmt.Sprintf("the user can approve it by running pi interactively, or remove or narrow the ask rule %q in %s", d.Rule, d.Source)
+		}
 		return Decision{Outcome: Deny, Rule: d.Rule, Source: d.Source, Reason: fmt.Sprintf(
-			"this call needs the user's approval (%s) and nobody can be asked in this mode. Do not retry it; the user can allow it by adding %q to \"allow\" under \"permissions\" in settings, or by running pi interactively",
-			d.Reason, q.Suggested)}
+			"this call needs the user's approval (%s) and nobody can be asked in this mode. Do not retry it; %s", d.Reason, how)}
 	}
 	a, err := asker.Ask(ctx, q)
 	if err == nil {
@@ -289,20 +342,10 @@ func Suggest(req Request, paths Paths) string {
 	switch {
 	case tool == "bash":
 		cmds, err := Commands(req.Command)
-		if err != nil || len(cmds) == 0 || cmds[0].Dynamic {
+		if err != nil || len(cmds) == 0 {
 			return tool
 		}
-		w := cmds[0].Words
-		n := 1
-		if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.=$*?") {
-			n = 2
-		}
-		for _, x := range w[:n] {
-			if strings.ContainsAny(x, " ()\"'\\") {
-				return tool
-			}
-		}
-		return tool + "(" + strings.Join(w[:n], " ") + ":*)"
+		return suggestCommand(cmds[0])
 	case pathTools[tool] && req.Path != "":
 		dir := filepath.Dir(req.Path)
 		if paths.Cwd != "" && (req.Path == paths.Cwd || strings.HasPrefix(req.Path, paths.Cwd+string(filepath.Separator))) {
@@ -311,4 +354,24 @@ func Suggest(req Request, paths Paths) string {
 		return tool + "(" + filepath.ToSlash(dir) + "/**)"
 	}
 	return tool
+}
+
+// suggestCommand proposes bash(first words:*) for one simple command, or
+// plain "bash" when its name is not literal or its words would not read
+// back as a rule.
+func suggestCommand(c Command) string {
+	if c.Dynamic || len(c.Words) == 0 {
+		return "bash"
+	}
+	w := c.Words
+	n := 1
+	if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.=$*?") {
+		n = 2
+	}
+	for _, x := range w[:n] {
+		if strings.ContainsAny(x, " ()\"'\\") {
+			return "bash"
+		}
+	}
+	return "bash(" + strings.Join(w[:n], " ") + ":*)"
 }
