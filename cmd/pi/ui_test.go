@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +23,10 @@ import (
 type terminal struct {
 	t   *testing.T
 	pty *os.File
-	emu *vt.SafeEmulator
+	// mu guards emu: the copy from the pty writes it while the test reads
+	// the screen and the scrollback.
+	mu  sync.Mutex
+	emu *vt.Emulator
 	cmd *exec.Cmd
 	out chan struct{}
 }
@@ -38,9 +42,20 @@ func startTerminal(t *testing.T, c *cli, dir string, args ...string) *terminal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &terminal{t: t, pty: f, emu: vt.NewSafeEmulator(termCols, termRows), cmd: cmd, out: make(chan struct{})}
+	tm := &terminal{t: t, pty: f, emu: vt.NewEmulator(termCols, termRows), cmd: cmd, out: make(chan struct{})}
 	go func() {
-		io.Copy(tm.emu, f)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				tm.mu.Lock()
+				tm.emu.Write(buf[:n])
+				tm.mu.Unlock()
+			}
+			if err != nil {
+				break
+			}
+		}
 		close(tm.out)
 	}()
 	// The emulator answers the program's terminal queries.
@@ -55,6 +70,8 @@ func startTerminal(t *testing.T, c *cli, dir string, args ...string) *terminal {
 
 // screen is the visible screen plus the scrollback, as text.
 func (tm *terminal) screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
 	var b strings.Builder
 	if sb := tm.emu.Scrollback(); sb != nil {
 		for _, l := range sb.Lines() {
