@@ -24,7 +24,7 @@ plugins:
 	@scripts/build-as.sh $(ASPLUGINS)
 
 test: build plugins
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # Trust decisions written by pi and by the TypeScript pi (when installed,
 # as bench/ installs it) are honoured by the other, on one agent directory.
