@@ -3,7 +3,8 @@ package abi
 import (
 	"fmt"
 	"math"
-	"regexp"
+
+	"github.com/piwasm/pi/core/prompt"
 )
 
 // Op kinds. Which kinds a hook accepts is given by OpsFor.
@@ -48,19 +49,6 @@ type Op struct {
 	Value       *string  `json:"value,omitempty"`
 	Tools       []string `json:"tools,omitempty"`
 }
-
-var (
-	sectionNameRE  = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	variableNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-)
-
-// ValidSectionName reports whether name is a valid section or context name
-// (^[a-z][a-z0-9_-]*$).
-func ValidSectionName(name string) bool { return sectionNameRE.MatchString(name) }
-
-// ValidVariableName reports whether name is a valid variable name
-// (^[a-z][a-z0-9_]*$).
-func ValidVariableName(name string) bool { return variableNameRE.MatchString(name) }
 
 // OpsFor returns the op kinds hook accepts:
 //
@@ -129,11 +117,11 @@ func (op Op) Validate(hook string) error {
 	}
 	if allowed.name {
 		if op.Op == OpSetVariable {
-			if !ValidVariableName(op.Name) {
-				return fmt.Errorf("op %s: invalid variable name %q", op.Op, op.Name)
+			if err := prompt.ValidVariableName(op.Name); err != nil {
+				return fmt.Errorf("op %s: %w", op.Op, err)
 			}
-		} else if !ValidSectionName(op.Name) {
-			return fmt.Errorf("op %s: invalid name %q", op.Op, op.Name)
+		} else if err := prompt.ValidContextName(op.Name); err != nil {
+			return fmt.Errorf("op %s: %w", op.Op, err)
 		}
 	}
 	if hook == HookBeforeAgentStart && op.Name == "preamble" && (op.Op == OpSetSection || op.Op == OpRemoveSection) {

@@ -38,7 +38,7 @@ func catalog(r *tool.Registry) []prompt.Tool {
 
 // selectTools applies the flags' selection to a registry.
 func selectTools(r *tool.Registry, c *common) ([]string, error) {
-	names, err := r.Select(c.selection(), builtin.DefaultNames)
+	names, err := r.Select(c.selection(), prompt.DefaultTools())
 	if err != nil {
 		return nil, usagef("%v", err)
 	}

@@ -3,7 +3,6 @@ package prompt
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 )
 
@@ -71,30 +70,6 @@ type Assembly struct {
 
 	// arena holds the built-in sections' texts back to back (see Build).
 	arena string
-}
-
-var (
-	sectionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-)
-
-// ValidSectionName reports whether name may name an extra section: it must
-// match ^[a-z][a-z0-9_-]*$ and must not be "preamble".
-func ValidSectionName(name string) error {
-	if name == "preamble" {
-		return fmt.Errorf("section name %q is reserved for the built-in preamble", name)
-	}
-	if !sectionNameRE.MatchString(name) {
-		return fmt.Errorf("invalid section name %q: names start with a lowercase letter and use only a-z, 0-9, '_' and '-'", name)
-	}
-	return nil
-}
-
-// ValidVariableName reports whether name may name a variable.
-func ValidVariableName(name string) error {
-	if !isVariableName(name) {
-		return fmt.Errorf("invalid variable name %q: names match ^[a-z][a-z0-9_]*$", name)
-	}
-	return nil
 }
 
 // Clone returns a copy whose slices can be changed without affecting a.

@@ -80,7 +80,7 @@ func Interpolate(text string, vars []Variable, where string) (string, error) {
 			return "", &InterpolationError{Kind: ErrMalformedGroup, Where: where, Ref: excerpt(rest[i:]) + "…"}
 		}
 		ref := rest[i : i+2+closeAt+2]
-		if !isVariableName(inner) {
+		if !isName(inner, false) {
 			return "", &InterpolationError{Kind: ErrMalformedName, Where: where, Ref: ref}
 		}
 		val, err := lookup(vars, inner, where)
@@ -129,17 +129,3 @@ func excerpt(s string) string {
 	return s
 }
 
-// isVariableName is ^[a-z][a-z0-9_]*$ without the regexp machinery: it runs
-// once per reference.
-func isVariableName(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}

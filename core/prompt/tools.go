@@ -13,7 +13,8 @@ type Tool struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// DefaultTools are the tools selected when the caller selects none explicitly.
+// defaultTools are the tools selected when nothing else is chosen; the CLI
+// and the prompt builder both take them from DefaultTools.
 var defaultTools = [...]string{"read", "bash", "edit", "write"}
 
 // DefaultTools returns a fresh copy of the default tool selection.

@@ -7,19 +7,15 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/piwasm/pi/core/prompt"
 )
 
 // SettingsFileName is the name of the settings file in the agent dir and in
 // the project's .pi dir.
 const SettingsFileName = "settings.json"
-
-var (
-	sectionNameRe  = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	variableNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-)
 
 // SettingsSection is a named prompt section declared in settings.json,
 // either inline (`"text"`) or read from a file (`"file"`, relative to the
@@ -139,8 +135,8 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 			ds.addLine(KindWarning, abs, lineOf("variables"), "variables must be an object of names to text")
 		} else {
 			for _, name := range sortedKeys(vars) {
-				if !variableNameRe.MatchString(name) {
-					ds.addLine(KindWarning, abs, lineOf(name), "variable %q left out: names must match ^[a-z][a-z0-9_]*$", name)
+				if err := prompt.ValidVariableName(name); err != nil {
+					ds.addLine(KindWarning, abs, lineOf(name), "variable left out: %v", err)
 					continue
 				}
 				var val string
@@ -183,8 +179,8 @@ func parseSection(name string, raw json.RawMessage, file, dir, home string, maxB
 		ds.addLine(KindError, file, line, "section %q left out: the preamble cannot be set from settings (use SYSTEM.md or --system-prompt)", name)
 		return SettingsSection{}, false
 	}
-	if !sectionNameRe.MatchString(name) {
-		ds.addLine(KindError, file, line, "section %q left out: names must match ^[a-z][a-z0-9_-]*$", name)
+	if err := prompt.ValidSectionName(name); err != nil {
+		ds.addLine(KindError, file, line, "section left out: %v", err)
 		return SettingsSection{}, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

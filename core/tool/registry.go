@@ -80,7 +80,7 @@ type Selection struct {
 }
 
 // Select resolves s against the registry. defaults is the default built-in
-// set (DefaultNames or the settings' defaultTools); extension tools are
+// set (prompt.DefaultTools or the settings' defaultTools); extension tools are
 // active by default unless NoTools or an allowlist leaves them out. The
 // result is in registration order. Names that are not registered are errors
 // naming them; a pattern matching nothing is not.

@@ -8,9 +8,6 @@ import (
 	"github.com/piwasm/pi/core/tool"
 )
 
-// DefaultNames is the tool set active when nothing else is chosen.
-var DefaultNames = []string{"read", "bash", "edit", "write"}
-
 // ReadOnlyNames is the set that changes nothing on disk.
 var ReadOnlyNames = []string{"read", "grep", "find", "ls"}
 

@@ -1,0 +1,55 @@
+package prompt
+
+import "fmt"
+
+// The naming rules for sections, runtime contexts and variables live here
+// and nowhere else: abi validates extension ops with them, resources
+// validates settings.json with them, and the CLI validates --section with
+// them. prompt is the lowest package all of those import (it imports nothing
+// of pi's), so the rule cannot drift between the layers.
+
+// ValidContextName reports whether name may name a runtime context, or a
+// section an extension addresses: it must match ^[a-z][a-z0-9_-]*$.
+func ValidContextName(name string) error {
+	if !isName(name, true) {
+		return fmt.Errorf("invalid name %q: names start with a lowercase letter and use only a-z, 0-9, '_' and '-'", name)
+	}
+	return nil
+}
+
+// ValidSectionName reports whether name may name an extra section: it must
+// match ^[a-z][a-z0-9_-]*$ and must not be "preamble".
+func ValidSectionName(name string) error {
+	if name == "preamble" {
+		return fmt.Errorf("section name %q is reserved for the built-in preamble", name)
+	}
+	if !isName(name, true) {
+		return fmt.Errorf("invalid section name %q: names start with a lowercase letter and use only a-z, 0-9, '_' and '-'", name)
+	}
+	return nil
+}
+
+// ValidVariableName reports whether name may name a variable: it must match
+// ^[a-z][a-z0-9_]*$ (no '-', so a reference cannot be read as a subtraction
+// by a template author).
+func ValidVariableName(name string) error {
+	if !isName(name, false) {
+		return fmt.Errorf("invalid variable name %q: names match ^[a-z][a-z0-9_]*$", name)
+	}
+	return nil
+}
+
+// isName is ^[a-z][a-z0-9_]*$ (with '-' too when dash is set) without the
+// regexp machinery: interpolation runs it once per reference.
+func isName(s string, dash bool) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || dash && c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,42 @@
+package prompt
+
+import "testing"
+
+// The one naming rule: the table pins what each kind of name accepts, so a
+// change here shows up in every layer that validates names (abi ops,
+// settings.json, --section).
+func TestNameRules(t *testing.T) {
+	cases := []struct {
+		name                   string
+		context, section, vari bool
+	}{
+		{"git", true, true, true},
+		{"a", true, true, true},
+		{"team_notes2", true, true, true},
+		{"team-notes", true, true, false},
+		{"preamble", true, false, true},
+		{"", false, false, false},
+		{"Git", false, false, false},
+		{"2fa", false, false, false},
+		{"_x", false, false, false},
+		{"-x", false, false, false},
+		{"a b", false, false, false},
+		{"a.b", false, false, false},
+		{"é", false, false, false},
+		{"aé", false, false, false},
+	}
+	if len(cases) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, c := range cases {
+		if got := ValidContextName(c.name) == nil; got != c.context {
+			t.Errorf("ValidContextName(%q) ok = %v, want %v", c.name, got, c.context)
+		}
+		if got := ValidSectionName(c.name) == nil; got != c.section {
+			t.Errorf("ValidSectionName(%q) ok = %v, want %v", c.name, got, c.section)
+		}
+		if got := ValidVariableName(c.name) == nil; got != c.vari {
+			t.Errorf("ValidVariableName(%q) ok = %v, want %v", c.name, got, c.vari)
+		}
+	}
+}
