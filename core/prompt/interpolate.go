@@ -128,4 +128,3 @@ func excerpt(s string) string {
 	}
 	return s
 }
-
