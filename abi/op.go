@@ -3,8 +3,6 @@ package abi
 import (
 	"fmt"
 	"math"
-
-	"github.com/piwasm/pi/core/prompt"
 )
 
 // Op kinds. Which kinds a hook accepts is given by OpsFor.
@@ -117,10 +115,10 @@ func (op Op) Validate(hook string) error {
 	}
 	if allowed.name {
 		if op.Op == OpSetVariable {
-			if err := prompt.ValidVariableName(op.Name); err != nil {
+			if err := ValidVariableName(op.Name); err != nil {
 				return fmt.Errorf("op %s: %w", op.Op, err)
 			}
-		} else if err := prompt.ValidContextName(op.Name); err != nil {
+		} else if err := ValidContextName(op.Name); err != nil {
 			return fmt.Errorf("op %s: %w", op.Op, err)
 		}
 	}

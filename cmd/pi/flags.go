@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
@@ -89,7 +90,7 @@ func (c *common) parse(fs *pflag.FlagSet, args []string) ([]string, error) {
 		if !ok {
 			return nil, usagef("--section %q: want NAME=TEXT", s)
 		}
-		if err := prompt.ValidSectionName(name); err != nil {
+		if err := abi.ValidSectionName(name); err != nil {
 			return nil, usagef("--section: %v", err)
 		}
 		c.parsedSectionSpec = append(c.parsedSectionSpec, prompt.SectionSpec{Name: name, Text: text, Source: prompt.SourceCLI})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/piwasm/pi/abi"
 )
 
 // Order numbers of the built-in sections. Extension sections default to
@@ -100,7 +102,7 @@ func (a *Assembly) Section(name string) (Section, bool) {
 // SetSection adds s, or replaces the section of the same name in place
 // (keeping its order unless keepOrder is false).
 func (a *Assembly) SetSection(s Section, keepOrder bool) error {
-	if err := ValidSectionName(s.Name); err != nil {
+	if err := abi.ValidSectionName(s.Name); err != nil {
 		return err
 	}
 	if math.IsNaN(s.Order) || math.IsInf(s.Order, 0) {
@@ -136,7 +138,7 @@ func (a *Assembly) RemoveSection(name string) bool {
 
 // SetVariable registers or replaces a variable, keeping its first position.
 func (a *Assembly) SetVariable(v Variable) error {
-	if err := ValidVariableName(v.Name); err != nil {
+	if err := abi.ValidVariableName(v.Name); err != nil {
 		return err
 	}
 	for i := range a.Variables {

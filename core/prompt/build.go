@@ -3,6 +3,8 @@ package prompt
 import (
 	"slices"
 	"strings"
+
+	"github.com/piwasm/pi/abi"
 )
 
 // Build turns options into an assembly: the built-in sections of the
@@ -75,7 +77,7 @@ func Build(opts Options) (*Assembly, error) {
 
 	extra := 0
 	for _, spec := range opts.Sections {
-		if err := ValidSectionName(spec.Name); err != nil {
+		if err := abi.ValidSectionName(spec.Name); err != nil {
 			return nil, err
 		}
 		s := Section{Name: spec.Name, Text: spec.Text, Interpolate: spec.Interpolate, Complete: spec.Complete, Source: spec.Source}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/piwasm/pi/abi"
 )
 
 // The four ways a {{name}} reference can fail. Errors returned by Render wrap
@@ -80,7 +82,7 @@ func Interpolate(text string, vars []Variable, where string) (string, error) {
 			return "", &InterpolationError{Kind: ErrMalformedGroup, Where: where, Ref: excerpt(rest[i:]) + "…"}
 		}
 		ref := rest[i : i+2+closeAt+2]
-		if !isName(inner, false) {
+		if abi.ValidVariableName(inner) != nil {
 			return "", &InterpolationError{Kind: ErrMalformedName, Where: where, Ref: ref}
 		}
 		val, err := lookup(vars, inner, where)

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/abi"
 )
 
 // SettingsFileName is the name of the settings file in the agent dir and in
@@ -135,7 +135,7 @@ func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
 			ds.addLine(KindWarning, abs, lineOf("variables"), "variables must be an object of names to text")
 		} else {
 			for _, name := range sortedKeys(vars) {
-				if err := prompt.ValidVariableName(name); err != nil {
+				if err := abi.ValidVariableName(name); err != nil {
 					ds.addLine(KindWarning, abs, lineOf(name), "variable left out: %v", err)
 					continue
 				}
@@ -179,7 +179,7 @@ func parseSection(name string, raw json.RawMessage, file, dir, home string, maxB
 		ds.addLine(KindError, file, line, "section %q left out: the preamble cannot be set from settings (use SYSTEM.md or --system-prompt)", name)
 		return SettingsSection{}, false
 	}
-	if err := prompt.ValidSectionName(name); err != nil {
+	if err := abi.ValidSectionName(name); err != nil {
 		ds.addLine(KindError, file, line, "section left out: %v", err)
 		return SettingsSection{}, false
 	}

@@ -1,12 +1,15 @@
-package prompt
+package abi
 
 import "fmt"
 
 // The naming rules for sections, runtime contexts and variables live here
-// and nowhere else: abi validates extension ops with them, resources
-// validates settings.json with them, and the CLI validates --section with
-// them. prompt is the lowest package all of those import (it imports nothing
-// of pi's), so the rule cannot drift between the layers.
+// and nowhere else: the prompt builder, settings.json, --section and
+// extension ops are all checked with them, so the rule cannot drift between
+// the layers. They live in abi rather than in core/prompt because abi is
+// what a guest compiles against (pi ext init ships abi's sources, and the
+// SDK can validate names before a host sees them), while the prompt core is
+// host-only; abi imports nothing of pi's but core/termtext, so the prompt
+// core and resources can depend on it without a cycle.
 
 // ValidContextName reports whether name may name a runtime context, or a
 // section an extension addresses: it must match ^[a-z][a-z0-9_-]*$.
