@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 )
 
 // Dispatcher runs hooks over its handlers in load order and collects
@@ -16,7 +17,7 @@ type Dispatcher struct {
 	mu          sync.Mutex
 	handlers    []Handler
 	commands    []Command
-	diagnostics []Diagnostic
+	diagnostics []diag.Diagnostic
 	// The last good result of each handler (by name) in this
 	// dispatcher's life: a skipped failure keeps it (see BeforeAgentStart).
 	lastStart    map[string]abi.BeforeAgentStartResult
@@ -69,10 +70,10 @@ func (d *Dispatcher) Handlers() []Handler { return d.handlers }
 func (d *Dispatcher) Commands() []Command { return d.commands }
 
 // Diagnostics returns what the dispatcher skipped so far.
-func (d *Dispatcher) Diagnostics() []Diagnostic {
+func (d *Dispatcher) Diagnostics() []diag.Diagnostic {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]Diagnostic(nil), d.diagnostics...)
+	return append([]diag.Diagnostic(nil), d.diagnostics...)
 }
 
 // fail applies h's failure policy to err: it records a diagnostic and
@@ -83,10 +84,9 @@ func (d *Dispatcher) fail(h Handler, hook string, err error) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.diagnostics = append(d.diagnostics, Diagnostic{
+	d.diagnostics = append(d.diagnostics, diag.Diagnostic{
 		Kind:      "error",
 		Extension: h.Name(),
-		Hook:      hook,
 		Message:   fmt.Sprintf("extension %s failed in %s and was skipped: %v", h.Name(), hook, err),
 	})
 	return nil

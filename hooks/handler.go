@@ -49,15 +49,6 @@ type InputFilter interface {
 	WantsInput(input string) bool
 }
 
-// Diagnostic reports a handler failure that was skipped, or anything else
-// worth telling the user about a hook run. It is data; nothing prints here.
-type Diagnostic struct {
-	Kind      string `json:"kind"`
-	Extension string `json:"extension"`
-	Hook      string `json:"hook"`
-	Message   string `json:"message"`
-}
-
 // AbortError stops a run: a handler with PolicyAbort failed.
 type AbortError struct {
 	Extension string

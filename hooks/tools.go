@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 )
 
 // ToolHandler is implemented by handlers that take part in the agent loop.
@@ -219,10 +220,9 @@ func (d *Dispatcher) AgentEnd(ctx context.Context, ev abi.AgentEndEvent) {
 func (d *Dispatcher) observeFailed(h Handler, hook string, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.diagnostics = append(d.diagnostics, Diagnostic{
+	d.diagnostics = append(d.diagnostics, diag.Diagnostic{
 		Kind:      "error",
 		Extension: h.Name(),
-		Hook:      hook,
 		Message:   fmt.Sprintf("extension %s failed in %s: %v", h.Name(), hook, err),
 	})
 }

@@ -63,7 +63,8 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// Diagnostic kinds reported by Load.
+// Diagnostic kinds reported by Load (as diag.Diagnostic: Path is the
+// manifest or the module, Extension the extension's name when known).
 const (
 	DiagManifest    = "manifest"    // extension.yaml missing, unreadable or invalid
 	DiagModule      = "module"      // the .wasm file is missing or unreadable
@@ -74,17 +75,3 @@ const (
 	DiagDuplicate   = "duplicate"   // a second extension with the same name
 	DiagGrant       = "grant"       // a requested capability is not granted, or a grant is stale
 )
-
-// Diagnostic is a problem found while loading a package: data for the CLI
-// to print or emit as JSON. Path is the file concerned (the manifest or the
-// module); Extension is the extension's name when known.
-type Diagnostic struct {
-	Kind      string `json:"kind"`
-	Path      string `json:"path"`
-	Extension string `json:"extension,omitempty"`
-	Message   string `json:"message"`
-}
-
-func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s: %s: %s", d.Path, d.Kind, d.Message)
-}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/hooks"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -177,10 +178,10 @@ func (e *Extension) compile(ctx context.Context) error {
 // checkExportsStatically finishes a lazy load: the module must export
 // pi_abi_version and the function of every hook the manifest lists. The
 // names are read from the binary; signatures are checked at the first call.
-func (e *Extension) checkExportsStatically(diags []Diagnostic) (*Extension, []Diagnostic) {
+func (e *Extension) checkExportsStatically(diags []diag.Diagnostic) (*Extension, []diag.Diagnostic) {
 	m := e.pkg.Manifest
-	fail := func(kind, format string, args ...any) (*Extension, []Diagnostic) {
-		diags = append(diags, Diagnostic{Kind: kind, Path: e.pkg.ModulePath, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
+	fail := func(kind, format string, args ...any) (*Extension, []diag.Diagnostic) {
+		diags = append(diags, diag.Diagnostic{Kind: kind, Path: e.pkg.ModulePath, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
 		return nil, diags
 	}
 	if e.pkg.importsErr != nil {
@@ -297,26 +298,26 @@ func (e *Extension) Close(ctx context.Context) error {
 
 // open compiles pkg, warms one instance and verifies its exports and ABI
 // version.
-func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool) (*Extension, []Diagnostic) {
+func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool) (*Extension, []diag.Diagnostic) {
 	m := pkg.Manifest
 	e := &Extension{rt: r, pkg: pkg, limits: m.Limits.Effective()}
-	var diags []Diagnostic
-	diag := func(kind, path, format string, args ...any) {
-		diags = append(diags, Diagnostic{Kind: kind, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
+	var diags []diag.Diagnostic
+	report := func(kind, path, format string, args ...any) {
+		diags = append(diags, diag.Diagnostic{Kind: kind, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	caps, missing, stale := effective(m.Capabilities, g, hasGrant, pkg.SHA256)
 	e.caps = caps
 	switch {
 	case stale:
-		diag(DiagGrant, pkg.ModulePath, "the module changed since its grant (granted for sha256 %s, now %s); requested capabilities are not granted: %s",
+		report(DiagGrant, pkg.ModulePath, "the module changed since its grant (granted for sha256 %s, now %s); requested capabilities are not granted: %s",
 			ShortSHA(g.SHA256), ShortSHA(pkg.SHA256), describeCaps(m.Capabilities))
 	case !missing.Empty():
-		diag(DiagGrant, pkg.ManifestPath, "requested but not granted: %s (pass --grant %s for one run, or store the grant with pi ext install %s --yes)",
+		report(DiagGrant, pkg.ManifestPath, "requested but not granted: %s (pass --grant %s for one run, or store the grant with pi ext install %s --yes)",
 			describeCaps(missing), m.Name, pkg.Dir)
 	}
 	cfg, err := m.ConfigJSON()
 	if err != nil {
-		diag(DiagManifest, pkg.ManifestPath, "%v", err)
+		report(DiagManifest, pkg.ManifestPath, "%v", err)
 		return nil, diags
 	}
 	e.config = cfg
@@ -326,18 +327,18 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		WithMemoryLimitPages(uint32(e.limits.MemoryMiB) * 16).
 		WithCompilationCache(r.cache)
 	if pkg.importsErr != nil {
-		diag(DiagCompile, pkg.ModulePath, "%v", pkg.importsErr)
+		report(DiagCompile, pkg.ModulePath, "%v", pkg.importsErr)
 		return nil, diags
 	}
 	if r.cfg.Lazy && (len(m.Commands) > 0 || !m.Handles(abi.HookCommand)) {
 		return e.checkExportsStatically(diags)
 	}
 	if err := e.compile(ctx); err != nil {
-		diag(DiagCompile, pkg.ModulePath, "%v", err)
+		report(DiagCompile, pkg.ModulePath, "%v", err)
 		return nil, diags
 	}
-	fail := func(kind, format string, args ...any) (*Extension, []Diagnostic) {
-		diag(kind, pkg.ModulePath, format, args...)
+	fail := func(kind, format string, args ...any) (*Extension, []diag.Diagnostic) {
+		report(kind, pkg.ModulePath, format, args...)
 		e.Close(ctx)
 		return nil, diags
 	}

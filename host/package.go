@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
@@ -33,29 +34,29 @@ type Package struct {
 
 // ReadManifest reads and validates dir's extension.yaml without touching
 // the module. Every problem is a diagnostic naming the file and the field.
-func ReadManifest(dir string) (*abi.Manifest, []Diagnostic) {
+func ReadManifest(dir string) (*abi.Manifest, []diag.Diagnostic) {
 	m, _, ds := readManifest(dir)
 	return m, ds
 }
 
 // readManifest is ReadManifest that also returns the manifest's bytes.
-func readManifest(dir string) (*abi.Manifest, []byte, []Diagnostic) {
+func readManifest(dir string) (*abi.Manifest, []byte, []diag.Diagnostic) {
 	path := filepath.Join(dir, abi.ManifestFile)
 	var m abi.Manifest
-	diag := func(format string, args ...any) []Diagnostic {
-		return []Diagnostic{{Kind: DiagManifest, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)}}
+	report := func(format string, args ...any) []diag.Diagnostic {
+		return []diag.Diagnostic{{Kind: DiagManifest, Path: path, Extension: m.Name, Message: fmt.Sprintf(format, args...)}}
 	}
 	raw, err := ReadRegularFile(path, MaxManifestBytes)
 	if err != nil {
-		return nil, nil, diag("%v", err)
+		return nil, nil, report("%v", err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, nil, diag("%s", yamlerr.Message(err, raw))
+		return nil, nil, report("%s", yamlerr.Message(err, raw))
 	}
-	var ds []Diagnostic
+	var ds []diag.Diagnostic
 	for _, msg := range unknownKeys(&doc, reflect.TypeOf(m), "") {
-		ds = append(ds, diag("%s", msg)...)
+		ds = append(ds, report("%s", msg)...)
 	}
 	if len(ds) > 0 {
 		return nil, nil, ds
@@ -65,19 +66,19 @@ func readManifest(dir string) (*abi.Manifest, []byte, []Diagnostic) {
 			var te *yaml.TypeError
 			if errors.As(err, &te) {
 				for _, msg := range yamlTypeErrors(te) {
-					ds = append(ds, diag("%s", msg)...)
+					ds = append(ds, report("%s", msg)...)
 				}
 				return nil, nil, ds
 			}
-			return nil, nil, diag("%s", yamlerr.Message(err, raw))
+			return nil, nil, report("%s", yamlerr.Message(err, raw))
 		}
 	}
 	if len(m.Hooks) == 0 && len(m.Commands) == 0 && len(m.Tools) == 0 {
 		// Validate names the missing fields; say what it means first.
-		ds = append(ds, diag("declares no hooks, commands or tools, so pi would never call it; add a hooks: list (one or more of %s) or a tools: list", strings.Join(abi.Hooks, ", "))...)
+		ds = append(ds, report("declares no hooks, commands or tools, so pi would never call it; add a hooks: list (one or more of %s) or a tools: list", strings.Join(abi.Hooks, ", "))...)
 	}
 	for _, e := range m.Validate() {
-		ds = append(ds, Diagnostic{Kind: DiagManifest, Path: path, Extension: m.Name, Message: e.Error()})
+		ds = append(ds, diag.Diagnostic{Kind: DiagManifest, Path: path, Extension: m.Name, Message: e.Error()})
 	}
 	if len(ds) > 0 {
 		return nil, nil, ds
@@ -89,7 +90,7 @@ func readManifest(dir string) (*abi.Manifest, []byte, []Diagnostic) {
 // problem a diagnostic naming the file and the field) and the module (its
 // bytes and SHA-256). It returns nil and the diagnostics when the package
 // cannot be used.
-func ReadPackage(dir string) (*Package, []Diagnostic) {
+func ReadPackage(dir string) (*Package, []diag.Diagnostic) {
 	return readPackage(dir, nil)
 }
 
@@ -97,7 +98,7 @@ func ReadPackage(dir string) (*Package, []Diagnostic) {
 // module's file identity matches a cached entry, its SHA-256, imports and
 // exports come from the cache and its bytes are read only when it is
 // compiled (and checked against the SHA-256 then).
-func readPackage(dir string, cache *digestCache) (*Package, []Diagnostic) {
+func readPackage(dir string, cache *digestCache) (*Package, []diag.Diagnostic) {
 	m, raw, ds := readManifest(dir)
 	if m == nil {
 		return nil, ds
@@ -106,7 +107,7 @@ func readPackage(dir string, cache *digestCache) (*Package, []Diagnostic) {
 	schemas, errs := toolSchemas(dir, raw, m)
 	if len(errs) > 0 {
 		for _, e := range errs {
-			ds = append(ds, Diagnostic{Kind: DiagManifest, Path: p.ManifestPath, Extension: m.Name, Message: e.Error()})
+			ds = append(ds, diag.Diagnostic{Kind: DiagManifest, Path: p.ManifestPath, Extension: m.Name, Message: e.Error()})
 		}
 		return nil, ds
 	}
@@ -123,7 +124,7 @@ func readPackage(dir string, cache *digestCache) (*Package, []Diagnostic) {
 	}
 	wasm, err := ReadRegularFile(p.ModulePath, MaxModuleBytes)
 	if err != nil {
-		return nil, []Diagnostic{{Kind: DiagModule, Path: p.ModulePath, Extension: p.Manifest.Name, Message: err.Error()}}
+		return nil, []diag.Diagnostic{{Kind: DiagModule, Path: p.ModulePath, Extension: p.Manifest.Name, Message: err.Error()}}
 	}
 	p.setModule(wasm)
 	if cache != nil {

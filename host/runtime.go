@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -241,10 +242,10 @@ func (r *Runtime) log(ext, level, msg string) {
 // (and for capabilities requested but not granted). A later package with
 // the name of an earlier one is rejected. grants gives each extension's
 // grant by name.
-func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Extension, []Diagnostic) {
+func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Extension, []diag.Diagnostic) {
 	type slot struct {
 		ext   *Extension
-		diags []Diagnostic
+		diags []diag.Diagnostic
 	}
 	slots := make([]slot, len(dirs))
 	par := r.cfg.Parallelism
@@ -273,7 +274,7 @@ func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Ex
 		r.digests.save()
 	}
 	var exts []*Extension
-	var diags []Diagnostic
+	var diags []diag.Diagnostic
 	seen := map[string]string{}
 	for _, s := range slots {
 		diags = append(diags, s.diags...)
@@ -281,7 +282,7 @@ func (r *Runtime) Load(ctx context.Context, dirs []string, grants Grants) ([]*Ex
 			continue
 		}
 		if first, dup := seen[s.ext.Name()]; dup {
-			diags = append(diags, Diagnostic{Kind: DiagDuplicate, Path: s.ext.pkg.ManifestPath, Extension: s.ext.Name(),
+			diags = append(diags, diag.Diagnostic{Kind: DiagDuplicate, Path: s.ext.pkg.ManifestPath, Extension: s.ext.Name(),
 				Message: fmt.Sprintf("an extension named %q is already loaded from %s; this one is ignored", s.ext.Name(), first)})
 			s.ext.Close(ctx)
 			continue

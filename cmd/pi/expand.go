@@ -5,17 +5,18 @@ import (
 	"io"
 	"strings"
 
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/session"
 	"github.com/spf13/pflag"
 )
 
 type expandJSON struct {
-	Kind        string       `json:"kind"`
-	Name        string       `json:"name,omitempty"`
-	Text        string       `json:"text"`
-	Show        string       `json:"show,omitempty"`
-	Send        bool         `json:"send"`
-	Diagnostics []diagnostic `json:"diagnostics"`
+	Kind        string            `json:"kind"`
+	Name        string            `json:"name,omitempty"`
+	Text        string            `json:"text"`
+	Show        string            `json:"show,omitempty"`
+	Send        bool              `json:"send"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 func (a *app) cmdExpand(ctx context.Context, args []string) error {
@@ -44,7 +45,7 @@ func (a *app) cmdExpand(ctx context.Context, args []string) error {
 	if c.json {
 		j := expandJSON{Kind: out.Kind, Name: out.Name, Text: out.Text, Show: out.Show, Send: out.Send, Diagnostics: w.diagnostics()}
 		if j.Diagnostics == nil {
-			j.Diagnostics = []diagnostic{}
+			j.Diagnostics = []diag.Diagnostic{}
 		}
 		return writeJSON(a.stdout, j)
 	}

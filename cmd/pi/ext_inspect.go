@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/host"
 	"github.com/tetratelabs/wazero"
 )
@@ -30,11 +31,11 @@ type inspectJSON struct {
 	Exports   []string          `json:"exports"`
 	// CompileMs is a first compile into an empty cache; CachedCompileMs
 	// is the same module read back from that on-disk cache.
-	CompileMs       float64      `json:"compileMs"`
-	CachedCompileMs float64      `json:"cachedCompileMs"`
-	Loads           bool         `json:"loads"`
-	Grant           grantState   `json:"grant"`
-	Diagnostics     []diagnostic `json:"diagnostics"`
+	CompileMs       float64           `json:"compileMs"`
+	CachedCompileMs float64           `json:"cachedCompileMs"`
+	Loads           bool              `json:"loads"`
+	Grant           grantState        `json:"grant"`
+	Diagnostics     []diag.Diagnostic `json:"diagnostics"`
 }
 
 func (a *app) cmdExtInspect(ctx context.Context, args []string) error {
@@ -53,7 +54,7 @@ func (a *app) cmdExtInspect(ctx context.Context, args []string) error {
 		Name: m.Name, Version: m.Version, ABI: m.ABI, Dir: pkg.Dir, Module: pkg.ModulePath,
 		Size: pkg.Size, SHA256: pkg.SHA256, Hooks: m.Hooks, Commands: m.Commands,
 		Requested: m.Capabilities, Limits: m.Limits.Effective(), Failure: m.FailurePolicy(),
-		Diagnostics: []diagnostic{},
+		Diagnostics: []diag.Diagnostic{},
 	}
 	if out.Hooks == nil {
 		out.Hooks = []string{}
@@ -125,16 +126,16 @@ type loadedOne struct {
 // loadOne loads the package in dir on a fresh runtime. It returns nil and
 // the diagnostics when the package does not load; diagnostics about
 // ungranted capabilities are kept only when the extension loads.
-func loadOne(ctx context.Context, cfg host.Config, dir string, grants host.Grants) (*loadedOne, []diagnostic, error) {
+func loadOne(ctx context.Context, cfg host.Config, dir string, grants host.Grants) (*loadedOne, []diag.Diagnostic, error) {
 	rt, err := host.NewRuntime(ctx, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("start the extension runtime: %w", err)
 	}
 	exts, diags := rt.Load(ctx, []string{dir}, grants)
-	ds := fromHost(diags)
+	ds := diags
 	if len(exts) != 1 {
 		rt.Close(ctx)
-		var keep []diagnostic
+		var keep []diag.Diagnostic
 		for _, d := range ds {
 			if d.Kind != host.DiagGrant {
 				keep = append(keep, d)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/host"
 	"github.com/spf13/pflag"
@@ -31,8 +32,8 @@ type extListEntry struct {
 }
 
 type extListJSON struct {
-	Extensions  []extListEntry `json:"extensions"`
-	Diagnostics []diagnostic   `json:"diagnostics"`
+	Extensions  []extListEntry    `json:"extensions"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 func (a *app) cmdExtList(ctx context.Context, args []string) error {
@@ -62,7 +63,7 @@ func (a *app) cmdExtList(ctx context.Context, args []string) error {
 	}
 	out := extListJSON{Extensions: []extListEntry{}, Diagnostics: w.diagnostics()}
 	if out.Diagnostics == nil {
-		out.Diagnostics = []diagnostic{}
+		out.Diagnostics = []diag.Diagnostic{}
 	}
 	agentExt := filepath.Join(w.loaded.AgentDir, "extensions")
 	projExt := filepath.Join(resources.ProjectDir(w.loaded.Cwd), "extensions")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/host"
 )
 
@@ -115,7 +116,7 @@ type listOut struct {
 		Hooks                              []string
 		Requested, Granted                 struct{ Files []string }
 	}
-	Diagnostics []diagnostic
+	Diagnostics []diag.Diagnostic
 }
 
 func (c *cli) list(args ...string) listOut {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/hooks"
 	"github.com/piwasm/pi/host"
@@ -18,7 +19,7 @@ type extEnv struct {
 	rt         *host.Runtime
 	exts       []*host.Extension
 	dispatcher *hooks.Dispatcher
-	diags      []diagnostic
+	diags      []diag.Diagnostic
 }
 
 func (e *extEnv) close(ctx context.Context) {
@@ -78,7 +79,7 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	env.rt = rt
 	exts, diags := rt.Load(ctx, dirs, grants)
 	env.exts = exts
-	env.diags = fromHost(diags)
+	env.diags = diags
 	if err := abortOnFailedLoad(dirs, exts, diags); err != nil {
 		env.close(ctx)
 		return nil, err
@@ -197,7 +198,7 @@ func hookNames(m abi.Manifest) string {
 // abortOnFailedLoad stops the command when an extension whose manifest asks
 // for failure: abort could not be loaded: going on without it would let a
 // corrupted or tampered module switch a policy off.
-func abortOnFailedLoad(dirs []string, exts []*host.Extension, diags []host.Diagnostic) error {
+func abortOnFailedLoad(dirs []string, exts []*host.Extension, diags []diag.Diagnostic) error {
 	loaded := map[string]bool{}
 	for _, x := range exts {
 		loaded[filepath.Clean(x.Dir())] = true

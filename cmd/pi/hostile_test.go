@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // hostileBuild builds host/testdata/guests/hostile once for this package.
@@ -80,7 +82,7 @@ func TestHostileExtensionsLeaveThePromptAlone(t *testing.T) {
 			}
 			var p struct {
 				Text        string
-				Diagnostics []diagnostic
+				Diagnostics []diag.Diagnostic
 			}
 			if err := json.Unmarshal([]byte(out), &p); err != nil {
 				t.Fatal(err)

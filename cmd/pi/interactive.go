@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
@@ -31,7 +32,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	defer ls.close()
 	l := ls.world.loaded
 	trustDir, askTrust := a.trustQuestion(c, l)
-	var diags []diagnostic
+	var diags []diag.Diagnostic
 	for _, d := range ls.world.diagnostics() {
 		// The trust question says why .pi/ did not load.
 		if !(askTrust && d.Kind == "skipped") {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // cli runs pi in-process with an isolated agent dir and home.
@@ -59,7 +61,7 @@ type promptOut struct {
 		Order              float64
 	}
 	Text        string
-	Diagnostics []diagnostic
+	Diagnostics []diag.Diagnostic
 }
 
 func (c *cli) promptJSON(args ...string) promptOut {

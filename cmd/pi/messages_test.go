@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // A diagnostic with no file and no extension is listed without an empty
 // field ("error: : building the prompt" before).
 func TestListDiagnosticsNoEmptyField(t *testing.T) {
 	var b bytes.Buffer
-	listDiagnostics(&b, []diagnostic{
+	listDiagnostics(&b, []diag.Diagnostic{
 		{Kind: "error", Message: "building the prompt: boom"},
 		{Kind: "warning", Path: "/p/x.md", Line: 3, Message: "bad"},
 	})

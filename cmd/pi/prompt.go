@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
@@ -51,10 +52,10 @@ func (a *app) prepareWorld(ctx context.Context, c *common) (*prepared, error) {
 	return &prepared{loaded: l, ext: ext, opts: opts, tools: reg}, nil
 }
 
-func (p *prepared) diagnostics() []diagnostic {
-	out := fromResources(p.loaded.Diagnostics)
+func (p *prepared) diagnostics() []diag.Diagnostic {
+	out := append([]diag.Diagnostic{}, p.loaded.Diagnostics...)
 	out = append(out, p.ext.diags...)
-	return append(out, fromHooks(p.ext.dispatcher.Diagnostics())...)
+	return append(out, p.ext.dispatcher.Diagnostics()...)
 }
 
 type promptJSON struct {
@@ -63,7 +64,7 @@ type promptJSON struct {
 	Forced      *hooks.Forced            `json:"forced,omitempty"`
 	Messages    []hooks.Injected         `json:"messages,omitempty"`
 	Contexts    string                   `json:"contexts,omitempty"`
-	Diagnostics []diagnostic             `json:"diagnostics"`
+	Diagnostics []diag.Diagnostic        `json:"diagnostics"`
 }
 
 func (a *app) cmdPrompt(ctx context.Context, args []string) error {
@@ -99,7 +100,7 @@ func (a *app) cmdPrompt(ctx context.Context, args []string) error {
 	case c.json:
 		out := promptJSON{Sections: p.Rendered.Sections, Text: text, Forced: p.Forced, Messages: p.Messages, Contexts: p.Contexts, Diagnostics: diags}
 		if out.Diagnostics == nil {
-			out.Diagnostics = []diagnostic{}
+			out.Diagnostics = []diag.Diagnostic{}
 		}
 		return writeJSON(a.stdout, out)
 	case *explain:

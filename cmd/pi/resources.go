@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
 	"github.com/spf13/pflag"
@@ -26,7 +27,7 @@ type resourcesJSON struct {
 	Extensions   []extensionJSON      `json:"extensions"`
 	Commands     []commandJSON        `json:"commands"`
 	Prompt       []sectionJSON        `json:"promptSections"`
-	Diagnostics  []diagnostic         `json:"diagnostics"`
+	Diagnostics  []diag.Diagnostic    `json:"diagnostics"`
 }
 
 // sectionJSON is one section of the prompt the next request would carry,
@@ -141,7 +142,7 @@ func (a *app) cmdResources(ctx context.Context, args []string) error {
 	if err != nil {
 		// The listing is still useful when the prompt cannot be built;
 		// the reason joins the diagnostics.
-		out.Diagnostics = append(out.Diagnostics, diagnostic{Kind: "error", Message: "building the prompt: " + err.Error()})
+		out.Diagnostics = append(out.Diagnostics, diag.Diagnostic{Kind: "error", Message: "building the prompt: " + err.Error()})
 	} else {
 		for _, sec := range p.Rendered.Sections {
 			out.Prompt = append(out.Prompt, sectionJSON{Name: sec.Name, Order: sec.Order, Source: sec.Source, Bytes: len(sec.Text)})
@@ -149,7 +150,7 @@ func (a *app) cmdResources(ctx context.Context, args []string) error {
 	}
 	out.Diagnostics = append(out.Diagnostics, w.diagnostics()...)
 	if out.Diagnostics == nil {
-		out.Diagnostics = []diagnostic{}
+		out.Diagnostics = []diag.Diagnostic{}
 	}
 	if c.json {
 		return writeJSON(a.stdout, out)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/host"
 
 	"github.com/piwasm/pi/core/prompt"
@@ -52,12 +53,12 @@ func selectTools(r *tool.Registry, c *common) ([]string, error) {
 // load order, after the built-in ones. A name that is already taken (by a
 // built-in or an earlier extension's tool) is refused: the diagnostic
 // names both sides, and the extension's other tools still register.
-func addExtensionTools(r *tool.Registry, exts []*host.Extension, cwd string) []diagnostic {
-	var out []diagnostic
+func addExtensionTools(r *tool.Registry, exts []*host.Extension, cwd string) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, x := range exts {
 		for _, t := range x.Tools(cwd) {
 			if err := r.Add(t); err != nil {
-				out = append(out, diagnostic{Kind: host.DiagDuplicate, Path: filepath.Join(x.Dir(), abi.ManifestFile), Extension: x.Name(),
+				out = append(out, diag.Diagnostic{Kind: host.DiagDuplicate, Path: filepath.Join(x.Dir(), abi.ManifestFile), Extension: x.Name(),
 					Message: fmt.Sprintf("%v; the extension's tool is not registered", err)})
 			}
 		}

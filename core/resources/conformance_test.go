@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // conformanceCase is one recorded input → output case from
@@ -352,7 +354,7 @@ func containsPath(files []ContextFile, path string) bool {
 	return false
 }
 
-func hasDiag(ds []Diagnostic, kind, path string) bool {
+func hasDiag(ds []diag.Diagnostic, kind, path string) bool {
 	for _, d := range ds {
 		if d.Kind == kind && d.Path == path {
 			return true
@@ -361,7 +363,7 @@ func hasDiag(ds []Diagnostic, kind, path string) bool {
 	return false
 }
 
-func checkAgentsFiles(t *testing.T, e ctxEnv, got []ContextFile, diags []Diagnostic, exp any) {
+func checkAgentsFiles(t *testing.T, e ctxEnv, got []ContextFile, diags []diag.Diagnostic, exp any) {
 	switch exp := exp.(type) {
 	case []any:
 		var want []ContextFile
@@ -635,7 +637,7 @@ func TestConformanceSkills(t *testing.T) {
 			}
 			mustUnmarshal(t, c.Expected, &exp)
 			var got []Skill
-			var diags []Diagnostic
+			var diags []diag.Diagnostic
 			switch c.Function {
 			case "loadSkillsFromDir":
 				got, diags = LoadSkillsFromDir(expand(in["dir"].(string)), in["source"].(string), true)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // ContextFileNames are the context file names looked for in each directory,
@@ -32,7 +34,7 @@ type ContextSearch struct {
 
 // LoadContextFiles is [FindContextFiles] for an untrusted project with the
 // default size cap.
-func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []Diagnostic) {
+func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []diag.Diagnostic) {
 	return FindContextFiles(ContextSearch{AgentDir: agentDir, Cwd: cwd})
 }
 
@@ -60,7 +62,7 @@ func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []Diagnostic) {
 // checkout's file is skipped when the worktree root has its own file of the
 // same name. Submodules, bare-repository layouts, sibling worktrees and
 // `.git` files pointing at a missing directory change nothing.
-func FindContextFiles(s ContextSearch) ([]ContextFile, []Diagnostic) {
+func FindContextFiles(s ContextSearch) ([]ContextFile, []diag.Diagnostic) {
 	var (
 		files []ContextFile
 		diags diagnostics

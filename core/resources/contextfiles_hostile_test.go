@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // hostileRepo makes a cloned repository (a .git directory) at root/repo and
@@ -45,7 +47,7 @@ func contents(files []ContextFile) string {
 }
 
 // findDiag returns the first diagnostic about path, or nil.
-func findDiag(ds []Diagnostic, path string) *Diagnostic {
+func findDiag(ds []diag.Diagnostic, path string) *diag.Diagnostic {
 	for i := range ds {
 		if ds[i].Path == path {
 			return &ds[i]
@@ -266,7 +268,7 @@ func TestNonRegularFilesFromConfiguration(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big.md"), make([]byte, DefaultMaxPromptFileBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan []Diagnostic, 1)
+	done := make(chan []diag.Diagnostic, 1)
 	go func() {
 		s, ds := LoadSettingsFile(settings, "")
 		if len(s.Sections) != 0 {

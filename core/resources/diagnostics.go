@@ -2,7 +2,8 @@ package resources
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // Diagnostic kinds. A diagnostic never stops loading: the offending file is
@@ -20,41 +21,13 @@ const (
 	KindSkipped = "skipped"
 )
 
-// Diagnostic is one problem found while loading resources. It is data:
-// commands print it, `--json` emits it, and the library never prints it.
-//
-// Path names the file or directory concerned; Line is 1-based and zero when
-// unknown.
-type Diagnostic struct {
-	Kind    string `json:"kind"`
-	Path    string `json:"path"`
-	Line    int    `json:"line,omitempty"`
-	Message string `json:"message"`
-}
-
-// String renders the diagnostic as "kind: path:line: message".
-func (d Diagnostic) String() string {
-	var b strings.Builder
-	b.WriteString(d.Kind)
-	b.WriteString(": ")
-	if d.Path != "" {
-		b.WriteString(d.Path)
-		if d.Line > 0 {
-			fmt.Fprintf(&b, ":%d", d.Line)
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Message)
-	return b.String()
-}
-
 // diagnostics is a small accumulator used by the loaders.
-type diagnostics []Diagnostic
+type diagnostics []diag.Diagnostic
 
 func (ds *diagnostics) add(kind, path, format string, args ...any) {
-	*ds = append(*ds, Diagnostic{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...)})
+	*ds = append(*ds, diag.Diagnostic{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 func (ds *diagnostics) addLine(kind, path string, line int, format string, args ...any) {
-	*ds = append(*ds, Diagnostic{Kind: kind, Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
+	*ds = append(*ds, diag.Diagnostic{Kind: kind, Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
 }

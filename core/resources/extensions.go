@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // ExtensionSearch says where [FindExtensionDirs] looks; the fields mean what
@@ -26,7 +28,7 @@ type ExtensionSearch struct {
 // with a dot are passed over. An explicit or settings path that is not a
 // directory yields a warning. Whether a directory really holds a package
 // (extension.yaml and a module) is for the extension host to decide.
-func FindExtensionDirs(s ExtensionSearch) ([]string, []Diagnostic) {
+func FindExtensionDirs(s ExtensionSearch) ([]string, []diag.Diagnostic) {
 	var ds diagnostics
 	var out []string
 	seen := map[string]bool{}

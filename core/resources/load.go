@@ -3,6 +3,8 @@ package resources
 import (
 	"errors"
 	"path/filepath"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // Config is the input of [Load]: the working directory, the agent dir and
@@ -54,10 +56,10 @@ type Loaded struct {
 	Skills    []Skill    `json:"skills"`
 	Templates []Template `json:"templates"`
 
-	Settings      Settings     `json:"settings"`
-	Trust         TrustState   `json:"trust"`
-	ExtensionDirs []string     `json:"extensionDirs"`
-	Diagnostics   []Diagnostic `json:"diagnostics"`
+	Settings      Settings          `json:"settings"`
+	Trust         TrustState        `json:"trust"`
+	ExtensionDirs []string          `json:"extensionDirs"`
+	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
 }
 
 // VisibleSkills returns the skills the model is told about.
@@ -107,14 +109,14 @@ func Load(cfg Config) (*Loaded, error) {
 	}
 	l := &Loaded{Cwd: cwd, AgentDir: agentDir, ProjectDir: ProjectDir(cwd)}
 	var ds diagnostics
-	collect := func(d []Diagnostic) { ds = append(ds, d...) }
+	collect := func(d []diag.Diagnostic) { ds = append(ds, d...) }
 
 	// Settings and trust.
 	var global Settings
 	var globalFile string
 	if agentDir != "" {
 		globalFile = filepath.Join(agentDir, SettingsFileName)
-		var d []Diagnostic
+		var d []diag.Diagnostic
 		global, d = LoadSettingsFile(globalFile, cfg.Home)
 		collect(d)
 	}
@@ -205,7 +207,7 @@ func Load(cfg Config) (*Loaded, error) {
 		l.ExtensionDirs = []string{}
 	}
 	if l.Diagnostics == nil {
-		l.Diagnostics = []Diagnostic{}
+		l.Diagnostics = []diag.Diagnostic{}
 	}
 	return l, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/diag"
 )
 
 // SettingsFileName is the name of the settings file in the agent dir and in
@@ -65,7 +66,7 @@ type Settings struct {
 // than this file's maxPromptFileBytes (default 1 MiB). Section names must match
 // ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
 // ^[a-z][a-z0-9_]*$. Sections come out sorted by name.
-func LoadSettingsFile(path, home string) (Settings, []Diagnostic) {
+func LoadSettingsFile(path, home string) (Settings, []diag.Diagnostic) {
 	var ds diagnostics
 	var s Settings
 	abs, err := filepath.Abs(path)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // Skill sources, recorded in [Skill.Source].
@@ -57,7 +59,7 @@ func (s Skill) Visible() bool { return !s.DisableModelInvocation }
 // a description, and files with invalid frontmatter, are left out with a
 // warning; names that break the naming rules and overlong descriptions are
 // kept with a warning. Names are not de-duplicated here.
-func LoadSkillsFromDir(dir, source string, looseFiles bool) ([]Skill, []Diagnostic) {
+func LoadSkillsFromDir(dir, source string, looseFiles bool) ([]Skill, []diag.Diagnostic) {
 	w := skillWalker{source: source, visited: map[string]bool{}}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -74,7 +76,7 @@ func LoadSkillsFromDir(dir, source string, looseFiles bool) ([]Skill, []Diagnost
 // LoadSkillFile loads one skill file. The name defaults to the parent
 // directory's name for SKILL.md and to the file name without `.md`
 // otherwise. ok is false when the skill was left out; diagnostics say why.
-func LoadSkillFile(path, source string) (skill Skill, diags []Diagnostic, ok bool) {
+func LoadSkillFile(path, source string) (skill Skill, diags []diag.Diagnostic, ok bool) {
 	var ds diagnostics
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -298,7 +300,7 @@ type SkillSearch = Search
 // file; one that does not exist yields a warning. The same file reached
 // twice is loaded once, silently; a second skill of a taken name yields a
 // collision diagnostic naming both files.
-func FindSkills(s SkillSearch) ([]Skill, []Diagnostic) {
+func FindSkills(s SkillSearch) ([]Skill, []diag.Diagnostic) {
 	var ds diagnostics
 	var lists [][]Skill
 	addDir := func(dir, source string, loose bool) {
@@ -397,7 +399,7 @@ func explicitSkills(path, source string, ds *diagnostics) []Skill {
 
 // mergeSkills concatenates skill lists, keeping the first skill of each name
 // and of each file.
-func mergeSkills(lists ...[]Skill) ([]Skill, []Diagnostic) {
+func mergeSkills(lists ...[]Skill) ([]Skill, []diag.Diagnostic) {
 	var ds diagnostics
 	var out []Skill
 	byName := map[string]int{}

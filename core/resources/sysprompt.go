@@ -3,6 +3,8 @@ package resources
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // File names of the custom and appended system prompt.
@@ -30,7 +32,7 @@ type PromptFiles struct {
 // an existing file is read from it (source: its absolute path); otherwise it
 // is literal text (source: "cli"). A leading byte order mark is stripped
 // from files.
-func (p PromptFiles) SystemPrompt(flags []string) (text, source string, diags []Diagnostic) {
+func (p PromptFiles) SystemPrompt(flags []string) (text, source string, diags []diag.Diagnostic) {
 	var ds diagnostics
 	if len(flags) > 0 {
 		text, source, ok := p.flagValue(flags[len(flags)-1], &ds)
@@ -48,7 +50,7 @@ func (p PromptFiles) SystemPrompt(flags []string) (text, source string, diags []
 // value in order when any is given, else the project's APPEND_SYSTEM.md when
 // trusted, else the agent dir's APPEND_SYSTEM.md. The peer harness joins the
 // parts with a blank line ([JoinAppend]).
-func (p PromptFiles) AppendPrompt(flags []string) (parts, sources []string, diags []Diagnostic) {
+func (p PromptFiles) AppendPrompt(flags []string) (parts, sources []string, diags []diag.Diagnostic) {
 	var ds diagnostics
 	if len(flags) > 0 {
 		for _, f := range flags {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/piwasm/pi/core/diag"
 )
 
 // descriptionCut is the number of characters of the first body line used as
@@ -31,7 +33,7 @@ type Template struct {
 // characters with "..." added when it was longer. `argument-hint` is kept
 // when it is non-empty text. ok is false (with a diagnostic) when the file
 // cannot be read or its frontmatter is invalid.
-func LoadTemplateFile(path, source string) (t Template, diags []Diagnostic, ok bool) {
+func LoadTemplateFile(path, source string) (t Template, diags []diag.Diagnostic, ok bool) {
 	var ds diagnostics
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -96,7 +98,7 @@ func firstLineDescription(body string) string {
 // LoadTemplatesFromDir loads the `*.md` files directly in dir (no
 // recursion, dot files passed over), in name order. A missing dir yields
 // nothing and no diagnostic.
-func LoadTemplatesFromDir(dir, source string) ([]Template, []Diagnostic) {
+func LoadTemplatesFromDir(dir, source string) ([]Template, []diag.Diagnostic) {
 	var ds diagnostics
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -207,7 +209,7 @@ type TemplateSearch = Search
 // markdown file or a directory (not scanned recursively); one that does not
 // exist yields a warning. A second template of a taken name yields a
 // collision diagnostic naming both files. NoDefaults keeps only Paths.
-func FindTemplates(s TemplateSearch) ([]Template, []Diagnostic) {
+func FindTemplates(s TemplateSearch) ([]Template, []diag.Diagnostic) {
 	var ds diagnostics
 	var all []Template
 	cwd, _ := filepath.Abs(s.Cwd)

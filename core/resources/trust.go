@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/internal/atomicfile"
 )
 
@@ -312,7 +313,7 @@ type TrustInput struct {
 // ancestor, the global settings' defaultProjectTrust ("always" or "never"),
 // and finally untrusted (the "ask" default, with nobody to ask). An
 // unreadable trust.json is reported and treated as holding no decision.
-func DecideTrust(in TrustInput) (TrustState, []Diagnostic) {
+func DecideTrust(in TrustInput) (TrustState, []diag.Diagnostic) {
 	var ds diagnostics
 	switch {
 	case in.NoApprove:
