@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// AgentDirEnv is the environment variable that overrides the agent dir.
-const AgentDirEnv = "PI_CODING_AGENT_DIR"
+// agentDirEnv is the environment variable that overrides the agent dir.
+const agentDirEnv = "PI_CODING_AGENT_DIR"
 
 // AgentDir returns the user-level agent directory: the value of
 // $PI_CODING_AGENT_DIR when getenv returns a non-empty one (with a leading
@@ -16,7 +16,7 @@ const AgentDirEnv = "PI_CODING_AGENT_DIR"
 // [os.UserHomeDir]. Relative results are returned as given.
 func AgentDir(getenv func(string) string, home string) string {
 	if getenv != nil {
-		if v := strings.TrimSpace(getenv(AgentDirEnv)); v != "" {
+		if v := strings.TrimSpace(getenv(agentDirEnv)); v != "" {
 			return ExpandHome(v, home)
 		}
 	}
@@ -71,8 +71,8 @@ func exists(path string) bool {
 }
 
 // readText reads a file as text, stripping a leading byte order mark. The
-// file must be a regular file of at most [DefaultMaxPromptFileBytes]: a
+// file must be a regular file of at most [defaultMaxPromptFileBytes]: a
 // path from configuration or a repository may name /dev/zero or a FIFO.
 func readText(path string) (string, error) {
-	return readTextMax(path, DefaultMaxPromptFileBytes)
+	return readTextMax(path, defaultMaxPromptFileBytes)
 }

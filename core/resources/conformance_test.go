@@ -129,7 +129,7 @@ func TestConformanceTemplates(t *testing.T) {
 					files[filepath.Join(dir, name)] = content
 				}
 				writeTree(t, files)
-				got, diags := LoadTemplatesFromDir(dir, "test")
+				got, diags := loadTemplatesFromDir(dir, "test")
 				if len(diags) != 0 {
 					t.Errorf("diagnostics: %v", diags)
 				}
@@ -427,7 +427,7 @@ func runComputedContext(t *testing.T, c conformanceCase) {
 	if err := os.MkdirAll(cwd, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := LoadContextFiles(e.expand(in.AgentDir), cwd)
+	got, _ := loadContextFiles(e.expand(in.AgentDir), cwd)
 	var mine []ContextFile
 	for _, f := range got {
 		if e.under(f.Path) {
@@ -513,7 +513,7 @@ func runWorktreeContext(t *testing.T, c conformanceCase) {
 	}
 	writeTree(t, files)
 	mkdir(cwd)
-	got, diags := LoadContextFiles(filepath.Join(root, "no-agent-dir"), cwd)
+	got, diags := loadContextFiles(filepath.Join(root, "no-agent-dir"), cwd)
 	var contents []string
 	for _, f := range got {
 		if strings.HasPrefix(f.Path, root+string(filepath.Separator)) {
@@ -640,7 +640,7 @@ func TestConformanceSkills(t *testing.T) {
 			var diags []diag.Diagnostic
 			switch c.Function {
 			case "loadSkillsFromDir":
-				got, diags = LoadSkillsFromDir(expand(in["dir"].(string)), in["source"].(string), true)
+				got, diags = loadSkillsFromDir(expand(in["dir"].(string)), in["source"].(string), true)
 			case "loadSkills":
 				var paths []string
 				for _, p := range in["skillPaths"].([]any) {
@@ -654,7 +654,7 @@ func TestConformanceSkills(t *testing.T) {
 					}
 					paths = append(paths, expand(s))
 				}
-				got, diags = FindSkills(SkillSearch{
+				got, diags = findSkills(skillSearch{
 					Cwd:      expand(in["cwd"].(string)),
 					AgentDir: expand(in["agentDir"].(string)),
 					Home:     home,
@@ -694,7 +694,7 @@ func TestConformanceSkillCollision(t *testing.T) {
 	fixtures := buildSkillFixtures(t, f.Fixtures)
 	first := filepath.Join(fixtures, "skills-collision", "first")
 	second := filepath.Join(fixtures, "skills-collision", "second")
-	got, diags := FindSkills(SkillSearch{Cwd: t.TempDir(), Trusted: true, Paths: []string{first, second}})
+	got, diags := findSkills(skillSearch{Cwd: t.TempDir(), Trusted: true, Paths: []string{first, second}})
 	if len(got) != 1 || got[0].Description != "First calendar skill." {
 		t.Fatalf("skills %+v", got)
 	}

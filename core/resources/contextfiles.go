@@ -9,9 +9,9 @@ import (
 	"github.com/piwasm/pi/core/diag"
 )
 
-// ContextFileNames are the context file names looked for in each directory,
+// contextFileNames are the context file names looked for in each directory,
 // in order of preference; the first existing regular file wins.
-var ContextFileNames = []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
+var contextFileNames = []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
 
 // ContextFile is one project-instructions file given to the model as data.
 // Path is absolute. Its JSON form carries only the path.
@@ -20,27 +20,27 @@ type ContextFile struct {
 	Content string
 }
 
-// ContextSearch is the input of [FindContextFiles].
+// contextSearch is the input of [findContextFiles].
 //
 // Trusted is the project's trust: a trusted project's context files may be
 // symbolic links to anywhere, and files inside it are not held to the
 // owner rule below. MaxBytes caps each file (0 means
-// [DefaultMaxPromptFileBytes]).
-type ContextSearch struct {
+// [defaultMaxPromptFileBytes]).
+type contextSearch struct {
 	AgentDir, Cwd string
 	Trusted       bool
 	MaxBytes      int64
 }
 
-// LoadContextFiles is [FindContextFiles] for an untrusted project with the
+// loadContextFiles is [findContextFiles] for an untrusted project with the
 // default size cap.
-func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []diag.Diagnostic) {
-	return FindContextFiles(ContextSearch{AgentDir: agentDir, Cwd: cwd})
+func loadContextFiles(agentDir, cwd string) ([]ContextFile, []diag.Diagnostic) {
+	return findContextFiles(contextSearch{AgentDir: agentDir, Cwd: cwd})
 }
 
-// FindContextFiles finds the context files for a run in s.Cwd: the agent
+// findContextFiles finds the context files for a run in s.Cwd: the agent
 // dir's file first, then one file per directory from the filesystem root down
-// to cwd (see [ContextFileNames]). A path is never listed twice. Candidates
+// to cwd (see [contextFileNames]). A path is never listed twice. Candidates
 // that are directories are passed over silently; an unreadable file yields a
 // diagnostic and is left out.
 //
@@ -62,7 +62,7 @@ func LoadContextFiles(agentDir, cwd string) ([]ContextFile, []diag.Diagnostic) {
 // checkout's file is skipped when the worktree root has its own file of the
 // same name. Submodules, bare-repository layouts, sibling worktrees and
 // `.git` files pointing at a missing directory change nothing.
-func FindContextFiles(s ContextSearch) ([]ContextFile, []diag.Diagnostic) {
+func findContextFiles(s contextSearch) ([]ContextFile, []diag.Diagnostic) {
 	var (
 		files []ContextFile
 		diags diagnostics
@@ -113,9 +113,9 @@ func FindContextFiles(s ContextSearch) ([]ContextFile, []diag.Diagnostic) {
 	return files, diags
 }
 
-// read reads one context file under the rules of [FindContextFiles]. tree
+// read reads one context file under the rules of [findContextFiles]. tree
 // is the directory a symbolic link must stay in ("" for anywhere).
-func (s ContextSearch) read(path, tree string, inProject bool, ds *diagnostics) (string, bool) {
+func (s contextSearch) read(path, tree string, inProject bool, ds *diagnostics) (string, bool) {
 	fail := func(err error) (string, bool) {
 		ds.add(KindWarning, path, "cannot read context file: %v", err)
 		return "", false
@@ -209,7 +209,7 @@ func within(dir, path string) bool {
 // pickContextFile returns the first context file candidate in dir that is a
 // regular file, or "".
 func pickContextFile(dir string) string {
-	for _, name := range ContextFileNames {
+	for _, name := range contextFileNames {
 		p := filepath.Join(dir, name)
 		if isRegularFile(p) {
 			return p

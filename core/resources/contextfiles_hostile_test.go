@@ -85,7 +85,7 @@ func TestContextFileSymlinks(t *testing.T) {
 			link := filepath.Join(repo, tc.dir, "AGENTS.md")
 			symlink(t, target, link)
 			cwd := filepath.Join(repo, "src")
-			files, ds := FindContextFiles(ContextSearch{Cwd: cwd, Trusted: tc.trusted})
+			files, ds := findContextFiles(contextSearch{Cwd: cwd, Trusted: tc.trusted})
 			got := ""
 			for _, f := range files {
 				if f.Path == link {
@@ -131,11 +131,11 @@ func TestLoadContextFileLinkFollowsTrust(t *testing.T) {
 func TestContextFileSizeCap(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "AGENTS.md")
-	if err := os.WriteFile(p, []byte(strings.Repeat("x", int(DefaultMaxPromptFileBytes))), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(strings.Repeat("x", int(defaultMaxPromptFileBytes))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	files, ds := FindContextFiles(ContextSearch{Cwd: dir})
-	if findDiag(ds, p) != nil || len(contents(files)) != int(DefaultMaxPromptFileBytes)+1 {
+	files, ds := findContextFiles(contextSearch{Cwd: dir})
+	if findDiag(ds, p) != nil || len(contents(files)) != int(defaultMaxPromptFileBytes)+1 {
 		t.Fatalf("a file of exactly the cap was not read whole: %+v", ds)
 	}
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
@@ -144,7 +144,7 @@ func TestContextFileSizeCap(t *testing.T) {
 	}
 	f.WriteString("y")
 	f.Close()
-	files, ds = FindContextFiles(ContextSearch{Cwd: dir})
+	files, ds = findContextFiles(contextSearch{Cwd: dir})
 	d := findDiag(ds, p)
 	if len(files) != 0 || d == nil || d.Kind != KindWarning || !strings.Contains(d.Message, "maxPromptFileBytes") {
 		t.Fatalf("a file over the cap: files %d, diagnostics %+v", len(files), ds)
@@ -155,7 +155,7 @@ func TestContextFileSizeCap(t *testing.T) {
 	agent := filepath.Join(home, "agent")
 	proj := t.TempDir()
 	writeTree(t, map[string]string{
-		filepath.Join(agent, SettingsFileName): `{"maxPromptFileBytes": 10}`,
+		filepath.Join(agent, settingsFileName): `{"maxPromptFileBytes": 10}`,
 		filepath.Join(proj, "AGENTS.md"):       "eleven byte",
 	})
 	l, err := Load(Config{Cwd: proj, Home: home, AgentDir: agent})
@@ -165,9 +165,9 @@ func TestContextFileSizeCap(t *testing.T) {
 	if len(l.ContextFiles) != 0 || findDiag(l.Diagnostics, filepath.Join(proj, "AGENTS.md")) == nil {
 		t.Fatalf("maxPromptFileBytes 10 let an 11-byte file through: %+v", l.Diagnostics)
 	}
-	writeTree(t, map[string]string{filepath.Join(agent, SettingsFileName): `{"maxPromptFileBytes": "big"}`})
+	writeTree(t, map[string]string{filepath.Join(agent, settingsFileName): `{"maxPromptFileBytes": "big"}`})
 	l, _ = Load(Config{Cwd: proj, Home: home, AgentDir: agent})
-	if findDiag(l.Diagnostics, filepath.Join(agent, SettingsFileName)) == nil || len(l.ContextFiles) != 1 {
+	if findDiag(l.Diagnostics, filepath.Join(agent, settingsFileName)) == nil || len(l.ContextFiles) != 1 {
 		t.Fatalf("a bad maxPromptFileBytes is not reported, or changed the cap: %+v", l.Diagnostics)
 	}
 }
@@ -202,7 +202,7 @@ func TestContextFileForeignWritable(t *testing.T) {
 			chmod(t, dir, 0o755)
 			chmod(t, file, 0o644)
 			tc.setup(t, dir, file)
-			files, ds := FindContextFiles(ContextSearch{Cwd: dir, Trusted: tc.trusted})
+			files, ds := findContextFiles(contextSearch{Cwd: dir, Trusted: tc.trusted})
 			read := strings.Contains(contents(files), "planted rules")
 			if read == tc.skipped {
 				t.Fatalf("read=%v, want skipped=%v (diagnostics %+v)", read, tc.skipped, ds)
@@ -228,7 +228,7 @@ func TestContextFileAboveTrustedProjectStaysChecked(t *testing.T) {
 		filepath.Join(repo, "AGENTS.md"):   "repo rules",
 	})
 	chmod(t, shared, 0o777|os.ModeSticky)
-	files, ds := FindContextFiles(ContextSearch{Cwd: repo, Trusted: true})
+	files, ds := findContextFiles(contextSearch{Cwd: repo, Trusted: true})
 	if got := contents(files); got != "repo rules|" {
 		t.Fatalf("got %q (diagnostics %+v)", got, ds)
 	}
@@ -263,14 +263,14 @@ func TestNonRegularFilesFromConfiguration(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	settings := filepath.Join(dir, SettingsFileName)
+	settings := filepath.Join(dir, settingsFileName)
 	writeTree(t, map[string]string{settings: `{"sections": {"fifo": {"file": "section.fifo"}, "zero": {"file": "/dev/zero"}, "big": {"file": "big.md"}}}`})
-	if err := os.WriteFile(filepath.Join(dir, "big.md"), make([]byte, DefaultMaxPromptFileBytes+1), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "big.md"), make([]byte, defaultMaxPromptFileBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan []diag.Diagnostic, 1)
 	go func() {
-		s, ds := LoadSettingsFile(settings, "")
+		s, ds := loadSettingsFile(settings, "")
 		if len(s.Sections) != 0 {
 			t.Errorf("sections read from a FIFO, a device or an oversized file: %+v", s.Sections)
 		}
@@ -293,7 +293,7 @@ func TestNonRegularFilesFromConfiguration(t *testing.T) {
 
 	// settings.json and AGENTS.md that are FIFOs.
 	proj := t.TempDir()
-	for _, p := range []string{filepath.Join(proj, ".pi", SettingsFileName), filepath.Join(proj, "AGENTS.md")} {
+	for _, p := range []string{filepath.Join(proj, ".pi", settingsFileName), filepath.Join(proj, "AGENTS.md")} {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := syscall.Mkfifo(p, 0o644); err != nil {
 			t.Fatal(err)

@@ -59,7 +59,7 @@ func TestTemplateDescriptions(t *testing.T) {
 		filepath.Join(dir, "sub", "f.md"): "not scanned",
 		filepath.Join(dir, "g.md"):        "\uFEFF---\r\ndescription: crlf\r\n---\r\nBody\r\n",
 	})
-	got, diags := LoadTemplatesFromDir(dir, "test")
+	got, diags := loadTemplatesFromDir(dir, "test")
 	if len(diags) != 1 || diags[0].Path != filepath.Join(dir, "d.md") || diags[0].Line != 2 {
 		t.Errorf("diagnostics %v", diags)
 	}

@@ -10,10 +10,10 @@ import (
 	"github.com/piwasm/pi/core/diag"
 )
 
-// ExtensionSearch says where [FindExtensionDirs] looks; the fields mean what
-// they mean in [SkillSearch]. SettingsPaths are absolute; Paths are
+// extensionSearch says where [findExtensionDirs] looks; the fields mean what
+// they mean in [skillSearch]. SettingsPaths are absolute; Paths are
 // `--extension` values resolved against Cwd.
-type ExtensionSearch struct {
+type extensionSearch struct {
 	Cwd, AgentDir, Home string
 	Trusted             bool
 	SkipNote            string
@@ -21,14 +21,14 @@ type ExtensionSearch struct {
 	Paths               []string
 }
 
-// FindExtensionDirs lists candidate extension package directories, in load
+// findExtensionDirs lists candidate extension package directories, in load
 // order and without duplicates: each subdirectory of agent-dir extensions/,
 // each subdirectory of project .pi/extensions/ (trusted projects only), the
 // settings paths, then the explicit paths. Subdirectories whose name starts
 // with a dot are passed over. An explicit or settings path that is not a
 // directory yields a warning. Whether a directory really holds a package
 // (extension.yaml and a module) is for the extension host to decide.
-func FindExtensionDirs(s ExtensionSearch) ([]string, []diag.Diagnostic) {
+func findExtensionDirs(s extensionSearch) ([]string, []diag.Diagnostic) {
 	var ds diagnostics
 	var out []string
 	seen := map[string]bool{}

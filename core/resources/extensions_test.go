@@ -20,7 +20,7 @@ func TestExplicitExtensionPathDiagnostics(t *testing.T) {
 		{file, "is not a directory"},
 	}
 	for _, c := range cases {
-		_, ds := FindExtensionDirs(ExtensionSearch{Cwd: dir, Paths: []string{c.path}})
+		_, ds := findExtensionDirs(extensionSearch{Cwd: dir, Paths: []string{c.path}})
 		if len(ds) != 1 || ds[0].Path != c.path || !strings.Contains(ds[0].Message, c.want) {
 			t.Errorf("%s: diagnostics %v, want one saying %q", c.path, ds, c.want)
 		}

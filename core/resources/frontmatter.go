@@ -54,21 +54,21 @@ func splitFrontmatter(content string) (yamlText, body string, ok bool) {
 	return "", content, false
 }
 
-// FrontmatterError is a YAML problem inside a frontmatter block. Line is the
+// frontmatterError is a YAML problem inside a frontmatter block. Line is the
 // 1-based line in the whole file, or 0 when unknown.
-type FrontmatterError struct {
+type frontmatterError struct {
 	Line int
 	Err  error
 }
 
-func (e *FrontmatterError) Error() string {
+func (e *frontmatterError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("invalid frontmatter at line %d: %s", e.Line, yamlMessage(e.Err))
 	}
 	return "invalid frontmatter: " + yamlMessage(e.Err)
 }
 
-func (e *FrontmatterError) Unwrap() error { return e.Err }
+func (e *frontmatterError) Unwrap() error { return e.Err }
 
 var (
 	yamlLineRe    = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -85,15 +85,15 @@ func yamlMessage(err error) string {
 	return strings.TrimPrefix(msg, "yaml: ")
 }
 
-// ParseFrontmatter splits a markdown file into its YAML frontmatter and its
+// parseFrontmatter splits a markdown file into its YAML frontmatter and its
 // body. The frontmatter is a leading block fenced by `---` lines; a leading
 // byte order mark and CRLF line endings are tolerated. The body is the text
 // after the closing fence with surrounding whitespace trimmed.
 //
 // A file without a complete frontmatter block yields an empty map and the
 // whole trimmed text as body. Invalid YAML, or YAML that is not a mapping,
-// yields a *[FrontmatterError] (with the body still returned).
-func ParseFrontmatter(content string) (map[string]any, string, error) {
+// yields a *[frontmatterError] (with the body still returned).
+func parseFrontmatter(content string) (map[string]any, string, error) {
 	yamlText, body, ok := splitFrontmatter(content)
 	body = strings.TrimSpace(body)
 	fm := map[string]any{}
@@ -106,17 +106,17 @@ func ParseFrontmatter(content string) (map[string]any, string, error) {
 		if line > 0 {
 			line++ // the YAML starts after the opening fence
 		}
-		return fm, body, &FrontmatterError{Line: line, Err: errors.New(msg)}
+		return fm, body, &frontmatterError{Line: line, Err: errors.New(msg)}
 	}
 	if len(node.Content) == 0 {
 		return fm, body, nil
 	}
 	root := node.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return fm, body, &FrontmatterError{Line: root.Line + 1, Err: errors.New("frontmatter is not a mapping of keys to values")}
+		return fm, body, &frontmatterError{Line: root.Line + 1, Err: errors.New("frontmatter is not a mapping of keys to values")}
 	}
 	if err := root.Decode(&fm); err != nil {
-		return map[string]any{}, body, &FrontmatterError{Line: yamlErrLine(err), Err: err}
+		return map[string]any{}, body, &frontmatterError{Line: yamlErrLine(err), Err: err}
 	}
 	return fm, body, nil
 }

@@ -64,7 +64,7 @@ func FuzzFrontmatter(f *testing.F) {
 	f.Add("no frontmatter")
 	f.Add("---\n---\n")
 	f.Fuzz(func(t *testing.T, content string) {
-		fm, body, err := ParseFrontmatter(content)
+		fm, body, err := parseFrontmatter(content)
 		if fm == nil {
 			t.Fatal("nil map")
 		}

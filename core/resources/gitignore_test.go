@@ -126,7 +126,7 @@ func TestSkillWalkHonoursGitignore(t *testing.T) {
 		filepath.Join(root, "notes.txt"):         "not markdown",
 		filepath.Join(root, "keep", "README.md"): "no skill here",
 	})
-	got, diags := LoadSkillsFromDir(root, "test", true)
+	got, diags := loadSkillsFromDir(root, "test", true)
 	if len(diags) != 0 {
 		t.Errorf("diagnostics: %v", diags)
 	}
@@ -144,7 +144,7 @@ func TestSkillWalkHonoursGitignore(t *testing.T) {
 		}
 	}
 	// Without loose files, loose.md is not a skill.
-	got, _ = LoadSkillsFromDir(root, "test", false)
+	got, _ = loadSkillsFromDir(root, "test", false)
 	if len(got) != 2 {
 		t.Errorf("without loose files: %+v", got)
 	}
@@ -156,7 +156,7 @@ func TestSkillWalkSurvivesSymlinkLoop(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(root, "a", "loop")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
-	got, _ := LoadSkillsFromDir(root, "test", false)
+	got, _ := loadSkillsFromDir(root, "test", false)
 	if len(got) != 1 {
 		t.Fatalf("skills %+v", got)
 	}

@@ -79,14 +79,14 @@ var ErrNoCwd = errors.New("resources: no working directory given")
 // Load discovers and reads every resource for a run in cfg.Cwd:
 //
 //  1. global settings (agent dir settings.json);
-//  2. project trust (see [DecideTrust]; defaultProjectTrust comes from the
+//  2. project trust (see [decideTrust]; defaultProjectTrust comes from the
 //     global settings only);
 //  3. project settings (.pi/settings.json), when trusted, layered over the
-//     global ones (see [MergeSettings]);
-//  4. context files, unless NoContextFiles (see [FindContextFiles]);
-//  5. the custom and appended system prompt (see [PromptFiles]);
-//  6. skills (see [FindSkills]) and prompt templates (see [FindTemplates]);
-//  7. extension package directories (see [FindExtensionDirs]).
+//     global ones (see [mergeSettings]);
+//  4. context files, unless NoContextFiles (see [findContextFiles]);
+//  5. the custom and appended system prompt (see [promptFiles]);
+//  6. skills (see [findSkills]) and prompt templates (see [findTemplates]);
+//  7. extension package directories (see [findExtensionDirs]).
 //
 // Problems never stop loading: each becomes a diagnostic and the rest still
 // loads. Project-local resources passed over because the project is not
@@ -115,12 +115,12 @@ func Load(cfg Config) (*Loaded, error) {
 	var global Settings
 	var globalFile string
 	if agentDir != "" {
-		globalFile = filepath.Join(agentDir, SettingsFileName)
+		globalFile = filepath.Join(agentDir, settingsFileName)
 		var d []diag.Diagnostic
-		global, d = LoadSettingsFile(globalFile, cfg.Home)
+		global, d = loadSettingsFile(globalFile, cfg.Home)
 		collect(d)
 	}
-	trust, d := DecideTrust(TrustInput{
+	trust, d := decideTrust(trustInput{
 		AgentDir:      agentDir,
 		Project:       cwd,
 		Approve:       cfg.Approve,
@@ -135,14 +135,14 @@ func Load(cfg Config) (*Loaded, error) {
 		skipNote = "project-local resources ignored (--no-approve)"
 	}
 	settings := global
-	projSettings := filepath.Join(l.ProjectDir, SettingsFileName)
+	projSettings := filepath.Join(l.ProjectDir, settingsFileName)
 	if trust.Trusted {
-		proj, d := LoadSettingsFile(projSettings, cfg.Home)
+		proj, d := loadSettingsFile(projSettings, cfg.Home)
 		collect(d)
 		if proj.DefaultProjectTrust != nil {
-			ds.add(KindWarning, projSettings, "defaultProjectTrust is ignored in project settings; set it in %s", filepath.Join(agentDir, SettingsFileName))
+			ds.add(KindWarning, projSettings, "defaultProjectTrust is ignored in project settings; set it in %s", filepath.Join(agentDir, settingsFileName))
 		}
-		settings = MergeSettings(global, proj)
+		settings = mergeSettings(global, proj)
 	} else if isRegularFile(projSettings) {
 		ds.add(KindSkipped, projSettings, "%s", skipNote)
 	}
@@ -153,29 +153,29 @@ func Load(cfg Config) (*Loaded, error) {
 
 	// Context files.
 	if !cfg.NoContextFiles {
-		files, d := FindContextFiles(ContextSearch{AgentDir: agentDir, Cwd: cwd, Trusted: trust.Trusted, MaxBytes: settings.MaxPromptFileBytes})
+		files, d := findContextFiles(contextSearch{AgentDir: agentDir, Cwd: cwd, Trusted: trust.Trusted, MaxBytes: settings.MaxPromptFileBytes})
 		collect(d)
 		l.ContextFiles = files
 	}
 
 	// System prompt and append.
-	pf := PromptFiles{Cwd: cwd, Home: cfg.Home, ProjectDir: l.ProjectDir, AgentDir: agentDir, Trusted: trust.Trusted, SkipNote: skipNote}
+	pf := promptFiles{Cwd: cwd, Home: cfg.Home, ProjectDir: l.ProjectDir, AgentDir: agentDir, Trusted: trust.Trusted, SkipNote: skipNote}
 	text, src, d := pf.SystemPrompt(cfg.SystemPrompt)
 	collect(d)
 	l.CustomPrompt, l.CustomPromptSource = text, src
 	parts, srcs, d := pf.AppendPrompt(cfg.AppendSystemPrompt)
 	collect(d)
-	l.AppendParts, l.AppendSources, l.AppendPrompt = parts, srcs, JoinAppend(parts)
+	l.AppendParts, l.AppendSources, l.AppendPrompt = parts, srcs, joinAppend(parts)
 
 	// Skills and templates.
-	skills, d := FindSkills(SkillSearch{
+	skills, d := findSkills(skillSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoSkills,
 		SettingsPaths: settings.Skills, Paths: cfg.SkillPaths,
 	})
 	collect(d)
 	l.Skills = skills
-	templates, d := FindTemplates(TemplateSearch{
+	templates, d := findTemplates(templateSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoPromptTemplates,
 		SettingsPaths: settings.Prompts, Paths: cfg.TemplatePaths,
@@ -184,7 +184,7 @@ func Load(cfg Config) (*Loaded, error) {
 	l.Templates = templates
 
 	// Extensions.
-	exts, d := FindExtensionDirs(ExtensionSearch{
+	exts, d := findExtensionDirs(extensionSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote,
 		SettingsPaths: settings.Extensions, Paths: cfg.ExtensionPaths,

@@ -275,7 +275,7 @@ func TestLoadNeedsCwd(t *testing.T) {
 func TestAgentDir(t *testing.T) {
 	env := func(v string) func(string) string {
 		return func(k string) string {
-			if k == AgentDirEnv {
+			if k == agentDirEnv {
 				return v
 			}
 			return ""

@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// DefaultMaxPromptFileBytes is the default cap on a file read into the
+// defaultMaxPromptFileBytes is the default cap on a file read into the
 // prompt (context files, settings section files, SYSTEM.md, skills,
 // templates): 1 MiB, far above any real instructions file and far below
 // what would hurt. The settings key maxPromptFileBytes changes it for
 // context files and section files.
-const DefaultMaxPromptFileBytes int64 = 1 << 20
+const defaultMaxPromptFileBytes int64 = 1 << 20
 
 // errTooLarge is the error of a file over its cap.
 type errTooLarge struct{ max int64 }
@@ -57,7 +57,7 @@ func checkRegular(f *os.File) (os.FileInfo, error) {
 // files under /proc report 0).
 func readCapped(f *os.File, max int64) ([]byte, error) {
 	if max <= 0 {
-		max = DefaultMaxPromptFileBytes
+		max = defaultMaxPromptFileBytes
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {

@@ -14,9 +14,9 @@ import (
 	"github.com/piwasm/pi/core/diag"
 )
 
-// SettingsFileName is the name of the settings file in the agent dir and in
+// settingsFileName is the name of the settings file in the agent dir and in
 // the project's .pi dir.
-const SettingsFileName = "settings.json"
+const settingsFileName = "settings.json"
 
 // SettingsSection is a named prompt section declared in settings.json,
 // either inline (`"text"`) or read from a file (`"file"`, relative to the
@@ -49,11 +49,11 @@ type Settings struct {
 	// may set it; neither can unset the other's).
 	SuppressContexts bool `json:"suppressContexts,omitempty"`
 	// MaxPromptFileBytes caps each context file and settings section file
-	// (0: [DefaultMaxPromptFileBytes]). A later layer's value wins.
+	// (0: [defaultMaxPromptFileBytes]). A later layer's value wins.
 	MaxPromptFileBytes int64 `json:"maxPromptFileBytes,omitempty"`
 }
 
-// LoadSettingsFile reads one settings.json. A missing file yields empty
+// loadSettingsFile reads one settings.json. A missing file yields empty
 // settings and no diagnostic. Invalid JSON yields an error diagnostic (with
 // the line when it can be told) and empty settings; a bad entry yields a
 // diagnostic naming the file and is left out while the rest loads.
@@ -66,7 +66,7 @@ type Settings struct {
 // than this file's maxPromptFileBytes (default 1 MiB). Section names must match
 // ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
 // ^[a-z][a-z0-9_]*$. Sections come out sorted by name.
-func LoadSettingsFile(path, home string) (Settings, []diag.Diagnostic) {
+func loadSettingsFile(path, home string) (Settings, []diag.Diagnostic) {
 	var ds diagnostics
 	var s Settings
 	abs, err := filepath.Abs(path)
@@ -233,13 +233,13 @@ func settingsPaths(top map[string]json.RawMessage, key, dir, home, file string, 
 	return out
 }
 
-// MergeSettings layers over on top of base and returns the result (the
+// mergeSettings layers over on top of base and returns the result (the
 // inputs are not modified). Files and path lists are concatenated (base
 // first, duplicates dropped); a section or variable of over replaces the one
 // of the same name in base, keeping its position, and new sections are
 // appended. DefaultProjectTrust is taken from base only: a project cannot
 // vouch for itself.
-func MergeSettings(base, over Settings) Settings {
+func mergeSettings(base, over Settings) Settings {
 	out := Settings{
 		Files:               appendUnique(nil, base.Files, over.Files),
 		Skills:              appendUnique(nil, base.Skills, over.Skills),
@@ -380,12 +380,12 @@ func parseDefaultProjectTrust(raw json.RawMessage) (*bool, string) {
 
 // readSettingsBytes reads a settings file: a regular file (a FIFO or a
 // device in its place must not hang or flood pi) of at most
-// [DefaultMaxPromptFileBytes].
+// [defaultMaxPromptFileBytes].
 func readSettingsBytes(path string) ([]byte, error) {
 	f, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readCapped(f, DefaultMaxPromptFileBytes)
+	return readCapped(f, defaultMaxPromptFileBytes)
 }

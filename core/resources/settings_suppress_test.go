@@ -12,15 +12,15 @@ func TestSuppressContextsSetting(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"suppressContexts": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, ds := LoadSettingsFile(p, dir)
+	s, ds := loadSettingsFile(p, dir)
 	if !s.SuppressContexts || len(ds) != 0 {
 		t.Fatalf("%+v %v", s, ds)
 	}
-	if !MergeSettings(s, Settings{}).SuppressContexts || !MergeSettings(Settings{}, s).SuppressContexts {
+	if !mergeSettings(s, Settings{}).SuppressContexts || !mergeSettings(Settings{}, s).SuppressContexts {
 		t.Fatal("either layer must be able to suppress")
 	}
 	os.WriteFile(p, []byte(`{"suppressContexts": "yes"}`), 0o644)
-	if _, ds := LoadSettingsFile(p, dir); len(ds) != 1 {
+	if _, ds := loadSettingsFile(p, dir); len(ds) != 1 {
 		t.Fatalf("want a warning, got %v", ds)
 	}
 }

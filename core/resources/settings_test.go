@@ -33,7 +33,7 @@ func TestLoadSettingsFile(t *testing.T) {
 }`,
 		filepath.Join(dir, "docs", "team-rules.md"): "\uFEFFRule one.",
 	})
-	s, diags := LoadSettingsFile(file, home)
+	s, diags := loadSettingsFile(file, home)
 	if want := []string{filepath.Join(dir, "my-skills"), filepath.Join(home, "shared-skills"), "/abs/skills"}; strings.Join(s.Skills, "|") != strings.Join(want, "|") {
 		t.Errorf("skills %v, want %v", s.Skills, want)
 	}
@@ -78,7 +78,7 @@ func TestLoadSettingsFileBadJSON(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "settings.json")
 	writeTree(t, map[string]string{file: "{\n  \"skills\": [\"a\",\n  oops\n}"})
-	s, diags := LoadSettingsFile(file, "")
+	s, diags := loadSettingsFile(file, "")
 	if len(diags) != 1 || diags[0].Kind != KindError || diags[0].Path != file || diags[0].Line != 3 {
 		t.Fatalf("diagnostics %v", diags)
 	}
@@ -86,10 +86,10 @@ func TestLoadSettingsFileBadJSON(t *testing.T) {
 		t.Errorf("settings %+v", s)
 	}
 	writeTree(t, map[string]string{file: "[1, 2]"})
-	if _, diags := LoadSettingsFile(file, ""); len(diags) != 1 || diags[0].Kind != KindError {
+	if _, diags := loadSettingsFile(file, ""); len(diags) != 1 || diags[0].Kind != KindError {
 		t.Fatalf("non-object: %v", diags)
 	}
-	if s, diags := LoadSettingsFile(filepath.Join(dir, "missing.json"), ""); len(diags) != 0 || len(s.Files) != 0 {
+	if s, diags := loadSettingsFile(filepath.Join(dir, "missing.json"), ""); len(diags) != 0 || len(s.Files) != 0 {
 		t.Fatalf("missing file: %+v %v", s, diags)
 	}
 }
@@ -116,7 +116,7 @@ func TestDefaultProjectTrustValues(t *testing.T) {
 		{"null", nil, false},
 	} {
 		writeTree(t, map[string]string{file: `{"defaultProjectTrust": ` + c.value + `}`})
-		s, diags := LoadSettingsFile(file, "")
+		s, diags := loadSettingsFile(file, "")
 		if (s.DefaultProjectTrust == nil) != (c.want == nil) || (c.want != nil && *s.DefaultProjectTrust != *c.want) {
 			t.Errorf("%s: got %v", c.value, s.DefaultProjectTrust)
 		}
@@ -147,7 +147,7 @@ func TestMergeSettings(t *testing.T) {
 		},
 		Variables: map[string]string{"y": "3"},
 	}
-	m := MergeSettings(global, project)
+	m := mergeSettings(global, project)
 	if strings.Join(m.Files, ",") != "/g,/p" || strings.Join(m.Skills, ",") != "/a,/b,/c" {
 		t.Errorf("lists %+v", m)
 	}

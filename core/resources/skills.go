@@ -48,7 +48,7 @@ type Skill struct {
 // invoke hidden skills with /skill:name.
 func (s Skill) Visible() bool { return !s.DisableModelInvocation }
 
-// LoadSkillsFromDir loads the skills under dir. A dir holding SKILL.md is one
+// loadSkillsFromDir loads the skills under dir. A dir holding SKILL.md is one
 // skill and is not scanned deeper; otherwise its subdirectories are searched
 // recursively, passing over entries whose name starts with a dot,
 // node_modules and anything matched by a .gitignore met on the way. With
@@ -59,7 +59,7 @@ func (s Skill) Visible() bool { return !s.DisableModelInvocation }
 // a description, and files with invalid frontmatter, are left out with a
 // warning; names that break the naming rules and overlong descriptions are
 // kept with a warning. Names are not de-duplicated here.
-func LoadSkillsFromDir(dir, source string, looseFiles bool) ([]Skill, []diag.Diagnostic) {
+func loadSkillsFromDir(dir, source string, looseFiles bool) ([]Skill, []diag.Diagnostic) {
 	w := skillWalker{source: source, visited: map[string]bool{}}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -164,10 +164,10 @@ func loadSkillFile(path, source string, diags *diagnostics) (Skill, bool) {
 		diags.add(KindWarning, path, "cannot read skill file: %v", err)
 		return Skill{}, false
 	}
-	fm, _, err := ParseFrontmatter(text)
+	fm, _, err := parseFrontmatter(text)
 	if err != nil {
 		line := 0
-		var fe *FrontmatterError
+		var fe *frontmatterError
 		if errors.As(err, &fe) {
 			line = fe.Line
 		}
@@ -235,12 +235,12 @@ func skillNameProblems(name string) []string {
 	return out
 }
 
-// ExpandSkill renders the `/skill:name args` expansion of s: a
+// expandSkill renders the `/skill:name args` expansion of s: a
 // `<skill name="…" location="…">` block holding a line on how to resolve
 // relative paths and the skill body (frontmatter stripped, trimmed), followed
 // by a blank line and args when args is not blank. The file is read afresh so
 // that edits made during a session show up; a read error is returned as is.
-func ExpandSkill(s Skill, args string) (string, error) {
+func expandSkill(s Skill, args string) (string, error) {
 	text, err := readText(s.FilePath)
 	if err != nil {
 		return "", err
@@ -271,7 +271,7 @@ func skillBlock(s Skill, body, args string) string {
 	return b.String()
 }
 
-// Search says where [FindSkills] and [FindTemplates] look. Cwd, AgentDir
+// search says where [findSkills] and [findTemplates] look. Cwd, AgentDir
 // and Home are directories (AgentDir and Home may be empty to leave their
 // locations out). Project locations are used only when Trusted; otherwise
 // each existing one is reported as skipped with SkipNote (default "project
@@ -279,7 +279,7 @@ func skillBlock(s Skill, body, args string) string {
 // `--no-prompt-templates`) turns off every location except Paths.
 // SettingsPaths are absolute paths from settings.json; Paths are `--skill`
 // or `--prompt-template` values, resolved against Cwd with `~` expanded.
-type Search struct {
+type search struct {
 	Cwd, AgentDir, Home string
 	Trusted             bool
 	SkipNote            string
@@ -288,10 +288,10 @@ type Search struct {
 	Paths               []string
 }
 
-// SkillSearch is the Search of [FindSkills].
-type SkillSearch = Search
+// skillSearch is the Search of [findSkills].
+type skillSearch = search
 
-// FindSkills discovers skills in this order, the first skill of a name
+// findSkills discovers skills in this order, the first skill of a name
 // winning: project .pi/skills, .agents/skills in Cwd and each ancestor up to
 // the git root (nearest first; up to the filesystem root outside a
 // repository), agent-dir skills, ~/.agents/skills, settings paths, then
@@ -300,11 +300,11 @@ type SkillSearch = Search
 // file; one that does not exist yields a warning. The same file reached
 // twice is loaded once, silently; a second skill of a taken name yields a
 // collision diagnostic naming both files.
-func FindSkills(s SkillSearch) ([]Skill, []diag.Diagnostic) {
+func findSkills(s skillSearch) ([]Skill, []diag.Diagnostic) {
 	var ds diagnostics
 	var lists [][]Skill
 	addDir := func(dir, source string, loose bool) {
-		skills, d := LoadSkillsFromDir(dir, source, loose)
+		skills, d := loadSkillsFromDir(dir, source, loose)
 		lists = append(lists, skills)
 		ds = append(ds, d...)
 	}
@@ -383,7 +383,7 @@ func explicitSkills(path, source string, ds *diagnostics) []Skill {
 		return nil
 	}
 	if fi.IsDir() {
-		skills, d := LoadSkillsFromDir(path, source, false)
+		skills, d := loadSkillsFromDir(path, source, false)
 		*ds = append(*ds, d...)
 		return skills
 	}

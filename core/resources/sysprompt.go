@@ -9,18 +9,18 @@ import (
 
 // File names of the custom and appended system prompt.
 const (
-	SystemFileName       = "SYSTEM.md"
-	AppendSystemFileName = "APPEND_SYSTEM.md"
+	systemFileName       = "SYSTEM.md"
+	appendSystemFileName = "APPEND_SYSTEM.md"
 )
 
-// PromptFiles says where to look for SYSTEM.md and APPEND_SYSTEM.md and how
+// promptFiles says where to look for SYSTEM.md and APPEND_SYSTEM.md and how
 // to read `--system-prompt` / `--append-system-prompt` values.
 //
 // Cwd (for relative flag values) and Home (for `~`) resolve flag values.
 // ProjectDir is <cwd>/.pi, used only when Trusted. SkipNote explains, in
 // diagnostics, why project files were passed over when not Trusted; it
 // defaults to "project not trusted (use --approve)".
-type PromptFiles struct {
+type promptFiles struct {
 	Cwd, Home, ProjectDir, AgentDir string
 	Trusted                         bool
 	SkipNote                        string
@@ -32,7 +32,7 @@ type PromptFiles struct {
 // an existing file is read from it (source: its absolute path); otherwise it
 // is literal text (source: "cli"). A leading byte order mark is stripped
 // from files.
-func (p PromptFiles) SystemPrompt(flags []string) (text, source string, diags []diag.Diagnostic) {
+func (p promptFiles) SystemPrompt(flags []string) (text, source string, diags []diag.Diagnostic) {
 	var ds diagnostics
 	if len(flags) > 0 {
 		text, source, ok := p.flagValue(flags[len(flags)-1], &ds)
@@ -41,7 +41,7 @@ func (p PromptFiles) SystemPrompt(flags []string) (text, source string, diags []
 		}
 		return "", "", ds
 	}
-	text, source = p.discover(SystemFileName, &ds)
+	text, source = p.discover(systemFileName, &ds)
 	return text, source, ds
 }
 
@@ -49,8 +49,8 @@ func (p PromptFiles) SystemPrompt(flags []string) (text, source string, diags []
 // its source (an absolute file path, or "cli" for literal text): every flag
 // value in order when any is given, else the project's APPEND_SYSTEM.md when
 // trusted, else the agent dir's APPEND_SYSTEM.md. The peer harness joins the
-// parts with a blank line ([JoinAppend]).
-func (p PromptFiles) AppendPrompt(flags []string) (parts, sources []string, diags []diag.Diagnostic) {
+// parts with a blank line ([joinAppend]).
+func (p promptFiles) AppendPrompt(flags []string) (parts, sources []string, diags []diag.Diagnostic) {
 	var ds diagnostics
 	if len(flags) > 0 {
 		for _, f := range flags {
@@ -61,19 +61,19 @@ func (p PromptFiles) AppendPrompt(flags []string) (parts, sources []string, diag
 		}
 		return parts, sources, ds
 	}
-	if text, src := p.discover(AppendSystemFileName, &ds); src != "" {
+	if text, src := p.discover(appendSystemFileName, &ds); src != "" {
 		parts, sources = []string{text}, []string{src}
 	}
 	return parts, sources, ds
 }
 
-// JoinAppend joins append parts the way they enter the prompt: separated by
+// joinAppend joins append parts the way they enter the prompt: separated by
 // one blank line.
-func JoinAppend(parts []string) string {
+func joinAppend(parts []string) string {
 	return strings.Join(parts, "\n\n")
 }
 
-func (p PromptFiles) flagValue(v string, ds *diagnostics) (text, source string, ok bool) {
+func (p promptFiles) flagValue(v string, ds *diagnostics) (text, source string, ok bool) {
 	path := resolvePath(v, p.Cwd, p.Home)
 	if v == "" || !isRegularFile(path) {
 		return v, SourceCLI, true
@@ -88,7 +88,7 @@ func (p PromptFiles) flagValue(v string, ds *diagnostics) (text, source string, 
 
 // discover looks for name in the project dir (when trusted), then the agent
 // dir. source is "" when neither has a readable file.
-func (p PromptFiles) discover(name string, ds *diagnostics) (text, source string) {
+func (p promptFiles) discover(name string, ds *diagnostics) (text, source string) {
 	if p.ProjectDir != "" {
 		proj := filepath.Join(p.ProjectDir, name)
 		if isRegularFile(proj) {

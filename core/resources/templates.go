@@ -49,10 +49,10 @@ func loadTemplateFile(path, source string, diags *diagnostics) (Template, bool) 
 		diags.add(KindWarning, path, "cannot read prompt template: %v", err)
 		return Template{}, false
 	}
-	fm, body, err := ParseFrontmatter(text)
+	fm, body, err := parseFrontmatter(text)
 	if err != nil {
 		line := 0
-		var fe *FrontmatterError
+		var fe *frontmatterError
 		if errors.As(err, &fe) {
 			line = fe.Line
 		}
@@ -95,10 +95,10 @@ func firstLineDescription(body string) string {
 	return ""
 }
 
-// LoadTemplatesFromDir loads the `*.md` files directly in dir (no
+// loadTemplatesFromDir loads the `*.md` files directly in dir (no
 // recursion, dot files passed over), in name order. A missing dir yields
 // nothing and no diagnostic.
-func LoadTemplatesFromDir(dir, source string) ([]Template, []diag.Diagnostic) {
+func loadTemplatesFromDir(dir, source string) ([]Template, []diag.Diagnostic) {
 	var ds diagnostics
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -134,9 +134,9 @@ func loadTemplatesDir(dir, source string, diags *diagnostics) []Template {
 	return out
 }
 
-// ExpandTemplate substitutes the arguments in args (split by [ParseArgs])
+// expandTemplate substitutes the arguments in args (split by [ParseArgs])
 // into the template's content (see [Substitute]).
-func ExpandTemplate(t Template, args string) string {
+func expandTemplate(t Template, args string) string {
 	return Substitute(t.Content, ParseArgs(args))
 }
 
@@ -161,7 +161,7 @@ type Expansion struct {
 // ExpandInput expands user input that starts with a slash command:
 //
 //   - `/skill:name args` becomes the skill block of the skill called name
-//     (see [ExpandSkill]), the first of that name winning;
+//     (see [expandSkill]), the first of that name winning;
 //   - `/name rest` becomes the template called name with rest as its
 //     arguments, where name is the whole run of non-whitespace after the `/`
 //     (so `/a.b x` looks for a template "a.b"); names are case-sensitive.
@@ -184,7 +184,7 @@ func ExpandInput(text string, templates []Template, skills []Skill) Expansion {
 			if s.Name != skillName {
 				continue
 			}
-			out, err := ExpandSkill(s, rest)
+			out, err := expandSkill(s, rest)
 			if err != nil {
 				unchanged.Err = err
 				return unchanged
@@ -194,22 +194,22 @@ func ExpandInput(text string, templates []Template, skills []Skill) Expansion {
 	}
 	for _, t := range templates {
 		if t.Name == name {
-			return Expansion{Kind: ExpansionTemplate, Name: t.Name, Text: ExpandTemplate(t, rest)}
+			return Expansion{Kind: ExpansionTemplate, Name: t.Name, Text: expandTemplate(t, rest)}
 		}
 	}
 	return unchanged
 }
 
-// TemplateSearch is the Search of [FindTemplates].
-type TemplateSearch = Search
+// templateSearch is the Search of [findTemplates].
+type templateSearch = search
 
-// FindTemplates discovers prompt templates in this order, the first of a
+// findTemplates discovers prompt templates in this order, the first of a
 // name winning: project .pi/prompts (trusted projects only), agent-dir
 // prompts, settings paths, then `--prompt-template` paths. A path may name a
 // markdown file or a directory (not scanned recursively); one that does not
 // exist yields a warning. A second template of a taken name yields a
 // collision diagnostic naming both files. NoDefaults keeps only Paths.
-func FindTemplates(s TemplateSearch) ([]Template, []diag.Diagnostic) {
+func findTemplates(s templateSearch) ([]Template, []diag.Diagnostic) {
 	var ds diagnostics
 	var all []Template
 	cwd, _ := filepath.Abs(s.Cwd)

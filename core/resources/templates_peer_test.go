@@ -23,7 +23,7 @@ func TestTemplatesMatchPeer(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no cases")
 	}
-	got, diags := LoadTemplatesFromDir(filepath.Join(dir, "prompts"), "test")
+	got, diags := loadTemplatesFromDir(filepath.Join(dir, "prompts"), "test")
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics %v", diags)
 	}

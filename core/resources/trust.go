@@ -294,11 +294,11 @@ func lockTrust(path string, wait time.Duration) (func(), error) {
 	}
 }
 
-// TrustInput gathers what decides project trust. Default is the global
+// trustInput gathers what decides project trust. Default is the global
 // settings' defaultProjectTrust: nil for "ask" (the default), true for
 // "always", false for "never". DefaultSource names the settings file that
 // set it, for the reason text.
-type TrustInput struct {
+type trustInput struct {
 	AgentDir      string
 	Project       string
 	Approve       bool
@@ -307,13 +307,13 @@ type TrustInput struct {
 	DefaultSource string
 }
 
-// DecideTrust decides whether the project is trusted, in this order:
+// decideTrust decides whether the project is trusted, in this order:
 // NoApprove (never trusted; it wins over Approve), Approve (trusted for this
 // run), the decision stored in trust.json for the project or its nearest
 // ancestor, the global settings' defaultProjectTrust ("always" or "never"),
 // and finally untrusted (the "ask" default, with nobody to ask). An
 // unreadable trust.json is reported and treated as holding no decision.
-func DecideTrust(in TrustInput) (TrustState, []diag.Diagnostic) {
+func decideTrust(in trustInput) (TrustState, []diag.Diagnostic) {
 	var ds diagnostics
 	switch {
 	case in.NoApprove:

@@ -62,23 +62,23 @@ func TestDecideTrust(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		in    TrustInput
+		in    trustInput
 		want  bool
 		diags int
 	}{
-		{"nothing", TrustInput{AgentDir: agent, Project: fresh}, false, 0},
-		{"approve", TrustInput{AgentDir: agent, Project: fresh, Approve: true}, true, 0},
-		{"no-approve beats stored", TrustInput{AgentDir: agent, Project: stored, NoApprove: true}, false, 0},
-		{"no-approve beats approve", TrustInput{AgentDir: agent, Project: fresh, Approve: true, NoApprove: true}, false, 1},
-		{"stored yes", TrustInput{AgentDir: agent, Project: stored}, true, 0},
-		{"stored no beats default", TrustInput{AgentDir: agent, Project: denied, Default: ptr(true)}, false, 0},
-		{"approve beats stored no", TrustInput{AgentDir: agent, Project: denied, Approve: true}, true, 0},
-		{"default trusted", TrustInput{AgentDir: agent, Project: fresh, Default: ptr(true)}, true, 0},
-		{"default untrusted", TrustInput{AgentDir: agent, Project: fresh, Default: ptr(false)}, false, 0},
+		{"nothing", trustInput{AgentDir: agent, Project: fresh}, false, 0},
+		{"approve", trustInput{AgentDir: agent, Project: fresh, Approve: true}, true, 0},
+		{"no-approve beats stored", trustInput{AgentDir: agent, Project: stored, NoApprove: true}, false, 0},
+		{"no-approve beats approve", trustInput{AgentDir: agent, Project: fresh, Approve: true, NoApprove: true}, false, 1},
+		{"stored yes", trustInput{AgentDir: agent, Project: stored}, true, 0},
+		{"stored no beats default", trustInput{AgentDir: agent, Project: denied, Default: ptr(true)}, false, 0},
+		{"approve beats stored no", trustInput{AgentDir: agent, Project: denied, Approve: true}, true, 0},
+		{"default trusted", trustInput{AgentDir: agent, Project: fresh, Default: ptr(true)}, true, 0},
+		{"default untrusted", trustInput{AgentDir: agent, Project: fresh, Default: ptr(false)}, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, diags := DecideTrust(c.in)
+			st, diags := decideTrust(c.in)
 			if st.Trusted != c.want || st.Reason == "" || len(diags) != c.diags {
 				t.Errorf("got %+v %v", st, diags)
 			}
@@ -87,7 +87,7 @@ func TestDecideTrust(t *testing.T) {
 	// A corrupt store is reported and ignored.
 	bad := t.TempDir()
 	writeTree(t, map[string]string{filepath.Join(bad, TrustFileName): "]"})
-	st, diags := DecideTrust(TrustInput{AgentDir: bad, Project: fresh, Default: ptr(true)})
+	st, diags := decideTrust(trustInput{AgentDir: bad, Project: fresh, Default: ptr(true)})
 	if !st.Trusted || len(diags) != 1 || diags[0].Kind != KindError {
 		t.Errorf("corrupt store: %+v %v", st, diags)
 	}
