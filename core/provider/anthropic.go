@@ -437,7 +437,7 @@ type anthropicStream struct {
 // Unknown event types (ping, future ones) and block types (redacted
 // thinking, server tools) are ignored, as are deltas that do not fit their
 // block.
-func (s *anthropicStream) event(ev Event) (bool, error) {
+func (s *anthropicStream) event(ev sseEvent) (bool, error) {
 	data := strings.TrimSpace(ev.Data)
 	if data == "" {
 		return false, nil
@@ -448,7 +448,7 @@ func (s *anthropicStream) event(ev Event) (bool, error) {
 		if name == "" {
 			name = "message"
 		}
-		return false, &StreamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in %q event: %v (data: %s)", name, err, excerpt([]byte(data), 120))}
+		return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in %q event: %v (data: %s)", name, err, excerpt([]byte(data), 120))}
 	}
 	typ := e.Type
 	if typ == "" {
@@ -528,7 +528,7 @@ func (s *anthropicStream) event(ev Event) (bool, error) {
 		if e.Error != nil {
 			msg, transient = e.Error.String(), e.Error.transient()
 		}
-		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + msg, transient: transient}
+		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + msg, transient: transient}
 	}
 	return false, nil
 }
@@ -536,7 +536,7 @@ func (s *anthropicStream) event(ev Event) (bool, error) {
 // end is called when the body ends without message_stop.
 func (s *anthropicStream) end() error {
 	if !s.started {
-		return &StreamError{Provider: s.label, Reason: "stream ended without any message_start event"}
+		return &streamError{Provider: s.label, Reason: "stream ended without any message_start event"}
 	}
-	return &StreamError{Provider: s.label, Reason: "stream ended before message_stop (connection cut short?)"}
+	return &streamError{Provider: s.label, Reason: "stream ended before message_stop (connection cut short?)"}
 }

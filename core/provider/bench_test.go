@@ -24,7 +24,7 @@ func BenchmarkBuildOpenAIBody(b *testing.B) {
 	req, route := benchConversation(), testRoute(APIOpenAICompletions)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := BuildOpenAIBody(route, req); err != nil {
+		if _, err := buildOpenAIBody(route, req); err != nil {
 			b.Fatal(err)
 		}
 	}

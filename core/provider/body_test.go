@@ -54,7 +54,7 @@ func testRoute(api string) Route {
 }
 
 func TestOpenAIBodyGolden(t *testing.T) {
-	body, err := BuildOpenAIBody(testRoute(APIOpenAICompletions), Request{Messages: conversation(), MaxTokens: 512, Stream: true})
+	body, err := buildOpenAIBody(testRoute(APIOpenAICompletions), Request{Messages: conversation(), MaxTokens: 512, Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestOpenAIBodyShape(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := BuildOpenAIBody(c.route, c.req)
+			got, err := buildOpenAIBody(c.route, c.req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,10 +147,10 @@ func TestBodyErrors(t *testing.T) {
 		req   Request
 		want  string
 	}{
-		{"openai empty", BuildOpenAIBody, oa, Request{}, "no messages"},
-		{"openai role", BuildOpenAIBody, oa, Request{Messages: []Message{{Role: "function", Content: "x"}}}, `unknown role "function"`},
-		{"openai model", BuildOpenAIBody, Route{API: APIOpenAICompletions}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, "no model id"},
-		{"openai cap field", BuildOpenAIBody, Route{ModelID: "m", MaxTokensField: "n"}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}, MaxTokens: 1}, "maxTokensField"},
+		{"openai empty", buildOpenAIBody, oa, Request{}, "no messages"},
+		{"openai role", buildOpenAIBody, oa, Request{Messages: []Message{{Role: "function", Content: "x"}}}, `unknown role "function"`},
+		{"openai model", buildOpenAIBody, Route{API: APIOpenAICompletions}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, "no model id"},
+		{"openai cap field", buildOpenAIBody, Route{ModelID: "m", MaxTokensField: "n"}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}, MaxTokens: 1}, "maxTokensField"},
 		{"anthropic only system", BuildAnthropicBody, an, Request{Messages: []Message{{Role: RoleSystem, Content: "x"}, {Role: RoleUser}}}, "no non-empty user or assistant"},
 		{"anthropic role", BuildAnthropicBody, an, Request{Messages: []Message{{Role: "developer", Content: "x"}}}, "unknown role"},
 		{"dry run api", DryRun, Route{ModelID: "m", API: "google"}, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, `unsupported api "google"`},

@@ -101,9 +101,9 @@ type Client struct {
 	OnRetry func(attempt, maxAttempts int, delay time.Duration, err error)
 }
 
-// StatusError is returned when the server answers with an HTTP status of 400
+// statusError is returned when the server answers with an HTTP status of 400
 // or more.
-type StatusError struct {
+type statusError struct {
 	Provider   string
 	StatusCode int
 	Status     string // e.g. "401 Unauthorized"
@@ -116,7 +116,7 @@ type StatusError struct {
 	shouldRetry int
 }
 
-func (e *StatusError) Error() string {
+func (e *statusError) Error() string {
 	msg := fmt.Sprintf("%s: HTTP %s", e.Provider, e.Status)
 	if e.Body != "" {
 		msg += ": " + e.Body
@@ -127,9 +127,9 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// StreamError is returned when the reply stream is malformed or cut short,
+// streamError is returned when the reply stream is malformed or cut short,
 // or when the server reports an error inside the stream.
-type StreamError struct {
+type streamError struct {
 	Provider string
 	Reason   string
 	// transient marks a failure worth retrying when nothing was delivered
@@ -137,7 +137,7 @@ type StreamError struct {
 	transient bool
 }
 
-func (e *StreamError) Error() string { return e.Provider + ": " + e.Reason }
+func (e *streamError) Error() string { return e.Provider + ": " + e.Reason }
 
 // maxErrorBody is how much of an error response is read, and errorExcerpt
 // how much of it is quoted.
@@ -148,7 +148,7 @@ const (
 
 // eventSink is one API's stream decoder.
 type eventSink interface {
-	event(Event) (done bool, err error)
+	event(sseEvent) (done bool, err error)
 	end() error
 }
 
@@ -178,10 +178,10 @@ func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta f
 //
 // StreamEvents fails, naming the provider, when the route or request is
 // invalid, the connection fails, the server answers with status 400 or more
-// (*StatusError, quoting the start of the body), the stream is malformed or
-// ends before its terminal event (*StreamError), the provider stops for a
+// (*statusError, quoting the start of the body), the stream is malformed or
+// ends before its terminal event (*streamError), the provider stops for a
 // reason other than the ones a reply may end with (a refusal, a content
-// filter: *StreamError), or ctx ends (the error wraps ctx.Err(), so
+// filter: *streamError), or ctx ends (the error wraps ctx.Err(), so
 // errors.Is with context.DeadlineExceeded or context.Canceled works). On
 // error the Response still holds whatever arrived before it, with
 // StopReason "error" (or "aborted" when ctx ended) and ErrorMessage set.
@@ -202,7 +202,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 		resp := out.result()
 		if err == nil {
 			if out.refusal != "" {
-				err = &StreamError{Provider: route.label(), Reason: out.refusal}
+				err = &streamError{Provider: route.label(), Reason: out.refusal}
 				resp.StopReason, resp.ErrorMessage = StopReasonError, err.Error()
 			}
 			return resp, err
@@ -240,7 +240,7 @@ func (c *Client) once(ctx context.Context, route Route, target string, body []by
 	}
 	hreq.Header = route.header()
 	if !headerSetFold(route.Headers, "User-Agent") {
-		hreq.Header.Set("User-Agent", UserAgent(c.Version))
+		hreq.Header.Set("User-Agent", userAgent(c.Version))
 	}
 	hc := c.HTTP
 	if hc == nil {
@@ -257,7 +257,7 @@ func (c *Client) once(ctx context.Context, route Route, target string, body []by
 		if rerr != nil && ctx.Err() != nil {
 			return ctxError(ctx, label, "reading error response", rerr)
 		}
-		return &StatusError{
+		return &statusError{
 			Provider:    label,
 			StatusCode:  hresp.StatusCode,
 			Status:      statusText(hresp),
@@ -279,7 +279,7 @@ func (c *Client) once(ctx context.Context, route Route, target string, body []by
 	default:
 		sink = newOpenAIStream(label, out)
 	}
-	sse := NewSSEReader(hresp.Body)
+	sse := newSSEReader(hresp.Body)
 	for {
 		ev, err := sse.Next()
 		if err == io.EOF {
@@ -290,7 +290,7 @@ func (c *Client) once(ctx context.Context, route Route, target string, body []by
 		}
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
-				return &StreamError{Provider: label, Reason: "connection closed in the middle of the stream (unexpected EOF)", transient: true}
+				return &streamError{Provider: label, Reason: "connection closed in the middle of the stream (unexpected EOF)", transient: true}
 			}
 			if ctx.Err() == nil {
 				return &transportError{fmt.Errorf("%s: reading stream: %w", label, err)}
@@ -317,9 +317,9 @@ func headerSetFold(h map[string]string, name string) bool {
 	return false
 }
 
-// UserAgent is the User-Agent header pi sends: "pi/<version> (<os>; <go
+// userAgent is the User-Agent header pi sends: "pi/<version> (<os>; <go
 // version>; <arch>)", with "dev" for an empty version.
-func UserAgent(version string) string {
+func userAgent(version string) string {
 	if version == "" {
 		version = "dev"
 	}
@@ -346,14 +346,14 @@ func ctxError(ctx context.Context, label, doing string, err error) error {
 // withContentType adds a hint to a stream error when the server did not
 // send an event stream at all (a proxy's HTML page, a non-streamed JSON).
 func withContentType(err error, hresp *http.Response) error {
-	var se *StreamError
+	var se *streamError
 	if !errors.As(err, &se) {
 		return err
 	}
 	ct := hresp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	if ct != "" && mt != "text/event-stream" {
-		return &StreamError{Provider: se.Provider, Reason: fmt.Sprintf("%s; the response was %q, not text/event-stream", se.Reason, ct)}
+		return &streamError{Provider: se.Provider, Reason: fmt.Sprintf("%s; the response was %q, not text/event-stream", se.Reason, ct)}
 	}
 	return err
 }

@@ -204,7 +204,7 @@ func TestStreamHTTPErrors(t *testing.T) {
 				io.WriteString(w, c.body)
 			})
 			_, err := testClient(srv).Stream(context.Background(), c.route(srv.URL), hello, nil)
-			var se *StatusError
+			var se *statusError
 			if !errors.As(err, &se) || se.StatusCode != c.status {
 				t.Fatalf("error %v, want a StatusError %d", err, c.status)
 			}
@@ -257,7 +257,7 @@ func TestStreamMalformed(t *testing.T) {
 				io.WriteString(w, c.reply)
 			})
 			resp, err := testClient(srv).Stream(context.Background(), c.route(srv.URL), hello, nil)
-			var se *StreamError
+			var se *streamError
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v (%T), want a StreamError", err, err)
 			}

@@ -52,13 +52,13 @@ const (
 	APIGoogleGenerativeAI = "google-generative-ai"
 )
 
-// SupportedAPIs lists the "api" values pi can speak.
-func SupportedAPIs() []string {
+// supportedAPIs lists the "api" values pi can speak.
+func supportedAPIs() []string {
 	return []string{APIOpenAICompletions, APIOpenAIResponses, APIAzureOpenAIResponses, APIAnthropicMessages, APIGoogleGenerativeAI}
 }
 
 func apiSupported(api string) bool {
-	for _, a := range SupportedAPIs() {
+	for _, a := range supportedAPIs() {
 		if a == api {
 			return true
 		}

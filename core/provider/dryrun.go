@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// Redacted replaces secret header values in DescribeRequest.
-const Redacted = "[redacted]"
+// redacted replaces secret header values in DescribeRequest.
+const redacted = "[redacted]"
 
 // DryRun returns the exact body Client.Stream would send for req on route:
-// the route's API picks the builder (BuildOpenAIBody or BuildAnthropicBody)
+// the route's API picks the builder (buildOpenAIBody or BuildAnthropicBody)
 // and req.Stream is forced on, as Stream does. Nothing is sent. It fails
 // like the builders, or on an unknown API.
 func DryRun(route Route, req Request) ([]byte, error) {
@@ -29,7 +29,7 @@ func DryRun(route Route, req Request) ([]byte, error) {
 	case APIGoogleGenerativeAI:
 		return buildGoogleBody(route, req)
 	}
-	body, err := BuildOpenAIBody(route, req)
+	body, err := buildOpenAIBody(route, req)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func DescribeRequest(route Route) (RequestInfo, error) {
 			if sensitiveHeader(name) {
 				vals[i] = redactValue(v)
 			} else if route.APIKey != "" && strings.Contains(v, route.APIKey) {
-				vals[i] = strings.ReplaceAll(v, route.APIKey, Redacted)
+				vals[i] = strings.ReplaceAll(v, route.APIKey, redacted)
 			}
 		}
 	}
@@ -81,7 +81,7 @@ func sensitiveHeader(name string) bool {
 // redactValue keeps an auth scheme word ("Bearer") so the shape stays visible.
 func redactValue(v string) string {
 	if scheme, _, ok := strings.Cut(v, " "); ok && scheme != "" && !strings.ContainsAny(scheme, "=:") {
-		return scheme + " " + Redacted
+		return scheme + " " + redacted
 	}
-	return Redacted
+	return redacted
 }

@@ -32,7 +32,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func parseEvents(t *testing.T, r io.Reader) []Event {
+func parseEvents(t *testing.T, r io.Reader) []sseEvent {
 	t.Helper()
 	evs, err := readAll(t, r)
 	if err != nil {

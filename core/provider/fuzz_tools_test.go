@@ -16,7 +16,7 @@ func decode(api string, r io.Reader, onEvent func(StreamEvent)) (Response, error
 	if api == APIAnthropicMessages {
 		sink = &anthropicStream{label: "fuzz", out: out}
 	}
-	sse := NewSSEReader(r)
+	sse := newSSEReader(r)
 	for {
 		ev, err := sse.Next()
 		if err == io.EOF {

@@ -215,17 +215,17 @@ func newGoogleStream(label string, out *assembler) *googleStream {
 	return &googleStream{label: label, out: out, text: -1, thinking: -1}
 }
 
-func (s *googleStream) event(e Event) (bool, error) {
+func (s *googleStream) event(e sseEvent) (bool, error) {
 	data := strings.TrimSpace(e.Data)
 	if data == "" {
 		return false, nil
 	}
 	var c googleChunk
 	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return false, &StreamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
+		return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
 	}
 	if c.Error != nil {
-		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.Message, transient: c.Error.Code == 503 || c.Error.Code == 500 || c.Error.Status == "UNAVAILABLE"}
+		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.Message, transient: c.Error.Code == 503 || c.Error.Code == 500 || c.Error.Status == "UNAVAILABLE"}
 	}
 	if u := c.UsageMetadata; u != nil {
 		s.out.usage = Usage{
@@ -293,7 +293,7 @@ func (s *googleStream) event(e Event) (bool, error) {
 func (s *googleStream) end() error {
 	s.out.endAll()
 	if !s.finished {
-		return &StreamError{Provider: s.label, Reason: "stream ended without a finishReason", transient: true}
+		return &streamError{Provider: s.label, Reason: "stream ended without a finishReason", transient: true}
 	}
 	return nil
 }

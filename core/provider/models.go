@@ -16,8 +16,8 @@ import (
 // Built-in providers' default base URLs.
 const (
 	DefaultOpenAIBaseURL    = "https://api.openai.com/v1"
-	DefaultAnthropicBaseURL = "https://api.anthropic.com"
-	DefaultGoogleBaseURL    = "https://generativelanguage.googleapis.com/v1beta"
+	defaultAnthropicBaseURL = "https://api.anthropic.com"
+	defaultGoogleBaseURL    = "https://generativelanguage.googleapis.com/v1beta"
 )
 
 // builtinProvider is a provider known without configuration. It has no model
@@ -32,8 +32,8 @@ type builtinProvider struct {
 func builtins() map[string]builtinProvider {
 	return map[string]builtinProvider{
 		"openai":      {APIOpenAIResponses, DefaultOpenAIBaseURL, "OPENAI_API_KEY"},
-		"anthropic":   {APIAnthropicMessages, DefaultAnthropicBaseURL, "ANTHROPIC_API_KEY"},
-		"google":      {APIGoogleGenerativeAI, DefaultGoogleBaseURL, "GEMINI_API_KEY"},
+		"anthropic":   {APIAnthropicMessages, defaultAnthropicBaseURL, "ANTHROPIC_API_KEY"},
+		"google":      {APIGoogleGenerativeAI, defaultGoogleBaseURL, "GEMINI_API_KEY"},
 		"azure":       {APIAzureOpenAIResponses, "", "AZURE_OPENAI_API_KEY"},
 		"openrouter":  {APIOpenAICompletions, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"},
 		"groq":        {APIOpenAICompletions, "https://api.groq.com/openai/v1", "GROQ_API_KEY"},
@@ -379,8 +379,8 @@ var thinkingLevels = [...]string{"off", "minimal", "low", "medium", "high", "xhi
 // first.
 func ThinkingLevels() []string { return append([]string(nil), thinkingLevels[:]...) }
 
-// ValidThinkingLevel reports whether s is one of ThinkingLevels.
-func ValidThinkingLevel(s string) bool {
+// validThinkingLevel reports whether s is one of ThinkingLevels.
+func validThinkingLevel(s string) bool {
 	for _, l := range thinkingLevels {
 		if l == s {
 			return true
@@ -429,7 +429,7 @@ func parseModel(path string, raw json.RawMessage, override bool) (ModelConfig, e
 	if tm := f.object("thinkingLevelMap"); tm != nil {
 		mc.ThinkingLevelMap = map[string]*string{}
 		for lvl, v := range tm {
-			if !ValidThinkingLevel(lvl) {
+			if !validThinkingLevel(lvl) {
 				f.fail("thinkingLevelMap", "unknown level %q (levels: %s)", lvl, strings.Join(thinkingLevels[:], ", "))
 				continue
 			}
@@ -449,7 +449,7 @@ func parseModel(path string, raw json.RawMessage, override bool) (ModelConfig, e
 	if by := f.object("samplingParamsByThinkingLevel"); by != nil {
 		mc.SamplingByLevel = map[string]map[string]json.RawMessage{}
 		for lvl, v := range by {
-			if !ValidThinkingLevel(lvl) {
+			if !validThinkingLevel(lvl) {
 				f.fail("samplingParamsByThinkingLevel", "unknown level %q (levels: %s)", lvl, strings.Join(thinkingLevels[:], ", "))
 				continue
 			}
@@ -708,14 +708,14 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 		ThinkingLevels: eff.ThinkingLevelMap,
 	}
 	if r.API == "" {
-		return Route{}, fmt.Errorf("model %q: providers.%s.api is not set (want one of %s)", label, p.Name, strings.Join(SupportedAPIs(), ", "))
+		return Route{}, fmt.Errorf("model %q: providers.%s.api is not set (want one of %s)", label, p.Name, strings.Join(supportedAPIs(), ", "))
 	}
 	if !apiSupported(r.API) {
 		where := "providers." + p.Name + ".api"
 		if mc.API != "" {
 			where = "providers." + p.Name + ".models[id=" + mc.ID + "].api"
 		}
-		return Route{}, fmt.Errorf("model %q: %s %q is an API pi cannot speak (supported: %s)", label, where, r.API, strings.Join(SupportedAPIs(), ", "))
+		return Route{}, fmt.Errorf("model %q: %s %q is an API pi cannot speak (supported: %s)", label, where, r.API, strings.Join(supportedAPIs(), ", "))
 	}
 	compat := mergeRaw(p.Compat, eff.Compat)
 	if p.Name == "azure" {
@@ -733,7 +733,7 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 	r.Compat = &c
 	r.MaxTokensField = c.MaxTokensField
 	r.SystemInHistory = c.MidConvoSystemMessages
-	if level != "" && !ValidThinkingLevel(level) {
+	if level != "" && !validThinkingLevel(level) {
 		return Route{}, fmt.Errorf("model %q: unknown thinking level %q (levels: %s)", label, level, strings.Join(thinkingLevels[:], ", "))
 	}
 	r.Thinking = r.clampThinking(level)

@@ -64,9 +64,9 @@ func TestResolve(t *testing.T) {
 		{"", routeView{"ollama", "qwen3:8b", "http://localhost:11434/v1", APIOpenAICompletions, "ollama", nil, false, 8192, "max_completion_tokens", ""}},
 		{"qwen3:8b", routeView{"ollama", "qwen3:8b", "http://localhost:11434/v1", APIOpenAICompletions, "ollama", nil, false, 8192, "max_completion_tokens", ""}},
 		{"ollama/shared", routeView{"ollama", "shared", "http://localhost:11434/v1", APIOpenAICompletions, "ollama", nil, false, 16384, "max_tokens", ""}},
-		{"claude-sonnet-4-5", routeView{"anthropic", "claude-sonnet-4-5", DefaultAnthropicBaseURL, APIAnthropicMessages, "sk-ant-env",
+		{"claude-sonnet-4-5", routeView{"anthropic", "claude-sonnet-4-5", defaultAnthropicBaseURL, APIAnthropicMessages, "sk-ant-env",
 			map[string]string{"anthropic-beta": "prompt-caching-2024-07-31"}, false, 64000, "max_completion_tokens", ""}},
-		{"anthropic/claude-opus-9", routeView{"anthropic", "claude-opus-9", DefaultAnthropicBaseURL, APIAnthropicMessages, "sk-ant-env",
+		{"anthropic/claude-opus-9", routeView{"anthropic", "claude-opus-9", defaultAnthropicBaseURL, APIAnthropicMessages, "sk-ant-env",
 			map[string]string{"anthropic-beta": "prompt-caching-2024-07-31"}, false, 16384, "max_completion_tokens", ""}},
 		{"openai/gpt-x", routeView{"openai", "gpt-x", DefaultOpenAIBaseURL, APIOpenAIResponses, "sk-openai-env", nil, false, 16384, "max_completion_tokens", ""}},
 		{" router/meta-llama/llama-3-70b ", routeView{"router", "meta-llama/llama-3-70b", "https://router.example/api/v1/", APIOpenAICompletions, "sk-router", routerHeaders, true, 16384, "max_completion_tokens", ""}},
@@ -131,7 +131,7 @@ func TestMissingModelsFile(t *testing.T) {
 		t.Errorf("bare id without config: %v", err)
 	}
 	r, err := m.Resolve("anthropic/claude-x")
-	if err != nil || r.APIKey != "k" || r.API != APIAnthropicMessages || r.BaseURL != DefaultAnthropicBaseURL {
+	if err != nil || r.APIKey != "k" || r.API != APIAnthropicMessages || r.BaseURL != defaultAnthropicBaseURL {
 		t.Errorf("builtin anthropic: %+v %v", r, err)
 	}
 	r, err = m.Resolve("openai/gpt-x")

@@ -76,7 +76,7 @@ const (
 	toolImagesLeadInText = "Attached image(s) from tool result:"
 )
 
-// BuildOpenAIBody returns the JSON body of an OpenAI chat completions
+// buildOpenAIBody returns the JSON body of an OpenAI chat completions
 // request:
 //
 //	{"model":…,"messages":[…],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":N,"tools":[…]}
@@ -110,7 +110,7 @@ const (
 // deterministic: equal inputs give equal bytes. It fails on an empty message
 // list, an unknown role, a malformed message or tool, a missing model id or
 // an unknown MaxTokensField.
-func BuildOpenAIBody(route Route, req Request) ([]byte, error) {
+func buildOpenAIBody(route Route, req Request) ([]byte, error) {
 	model, err := modelFor(route, req)
 	if err != nil {
 		return nil, err
@@ -367,7 +367,7 @@ func newOpenAIStream(label string, out *assembler) *openAIStream {
 }
 
 // event handles one SSE event; it reports whether the stream is over.
-func (s *openAIStream) event(ev Event) (bool, error) {
+func (s *openAIStream) event(ev sseEvent) (bool, error) {
 	data := strings.TrimSpace(ev.Data)
 	if data == "[DONE]" {
 		s.done = true
@@ -379,10 +379,10 @@ func (s *openAIStream) event(ev Event) (bool, error) {
 	}
 	var c openAIChunk
 	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return false, &StreamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
+		return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
 	}
 	if c.Error != nil {
-		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.String(), transient: c.Error.transient()}
+		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.String(), transient: c.Error.transient()}
 	}
 	if c.Usage != nil {
 		s.out.usage = c.Usage.usage()
@@ -472,5 +472,5 @@ func (s *openAIStream) end() error {
 		s.out.endAll()
 		return nil
 	}
-	return &StreamError{Provider: s.label, Reason: "stream ended before a finish_reason or [DONE] (connection cut short?)"}
+	return &streamError{Provider: s.label, Reason: "stream ended before a finish_reason or [DONE] (connection cut short?)"}
 }

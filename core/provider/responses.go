@@ -257,14 +257,14 @@ func (s *responsesStream) block(ev responsesEvent, kind string) int {
 	return i
 }
 
-func (s *responsesStream) event(e Event) (bool, error) {
+func (s *responsesStream) event(e sseEvent) (bool, error) {
 	data := strings.TrimSpace(e.Data)
 	if data == "" || data == "[DONE]" {
 		return false, nil
 	}
 	var ev responsesEvent
 	if err := json.Unmarshal([]byte(data), &ev); err != nil {
-		return false, &StreamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
+		return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
 	}
 	switch ev.Type {
 	case "response.output_item.added":
@@ -335,16 +335,16 @@ func (s *responsesStream) event(e Event) (bool, error) {
 		if ev.Response != nil && ev.Response.Error != nil {
 			msg += ": " + ev.Response.Error.Message
 		}
-		return false, &StreamError{Provider: s.label, Reason: msg}
+		return false, &streamError{Provider: s.label, Reason: msg}
 	case "error":
-		return false, &StreamError{Provider: s.label, Reason: "server reported an error mid-stream: " + firstNonEmpty(ev.Message, ev.Code, data), transient: ev.Code == "server_error" || strings.Contains(ev.Code, "overloaded")}
+		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + firstNonEmpty(ev.Message, ev.Code, data), transient: ev.Code == "server_error" || strings.Contains(ev.Code, "overloaded")}
 	}
 	return false, nil
 }
 
 func (s *responsesStream) end() error {
 	if !s.done {
-		return &StreamError{Provider: s.label, Reason: "stream ended before response.completed", transient: true}
+		return &streamError{Provider: s.label, Reason: "stream ended before response.completed", transient: true}
 	}
 	return nil
 }

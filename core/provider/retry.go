@@ -13,16 +13,16 @@ import (
 
 // Retry defaults, as the established harness's SDKs use them.
 const (
-	DefaultRetries       = 3
-	DefaultRetryBase     = 500 * time.Millisecond
-	DefaultRetryMax      = 8 * time.Second
-	DefaultMaxRetryAfter = 60 * time.Second
+	defaultRetries       = 3
+	defaultRetryBase     = 500 * time.Millisecond
+	defaultRetryMax      = 8 * time.Second
+	defaultMaxRetryAfter = 60 * time.Second
 )
 
 // RetryPolicy says how a failed request is retried.
 //
 // MaxAttempts is the number of retries after the first try: 0 means
-// DefaultRetries, a negative value turns retries off. The n-th retry (from
+// defaultRetries, a negative value turns retries off. The n-th retry (from
 // 0) waits BaseDelay·2ⁿ, at most MaxDelay, less up to a quarter of random
 // jitter, unless the server named a wait (Retry-After, retry-after-ms),
 // which is honoured as is; a named wait longer than MaxRetryAfter fails the
@@ -40,18 +40,18 @@ type RetryPolicy struct {
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	switch {
 	case p.MaxAttempts == 0:
-		p.MaxAttempts = DefaultRetries
+		p.MaxAttempts = defaultRetries
 	case p.MaxAttempts < 0:
 		p.MaxAttempts = 0
 	}
 	if p.BaseDelay <= 0 {
-		p.BaseDelay = DefaultRetryBase
+		p.BaseDelay = defaultRetryBase
 	}
 	if p.MaxDelay <= 0 {
-		p.MaxDelay = DefaultRetryMax
+		p.MaxDelay = defaultRetryMax
 	}
 	if p.MaxRetryAfter <= 0 {
-		p.MaxRetryAfter = DefaultMaxRetryAfter
+		p.MaxRetryAfter = defaultMaxRetryAfter
 	}
 	if p.Sleep == nil {
 		p.Sleep = sleep
@@ -61,7 +61,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 
 // delay is the wait before retry number attempt (from 0) after err.
 func (p RetryPolicy) delay(attempt int, err error) (time.Duration, error) {
-	var se *StatusError
+	var se *statusError
 	if errors.As(err, &se) && se.RetryAfter > 0 {
 		if se.RetryAfter > p.MaxRetryAfter {
 			return 0, fmt.Errorf("%w (the server asked to retry in %s, longer than the %s pi waits)", err, se.RetryAfter.Round(time.Second), p.MaxRetryAfter)
@@ -92,7 +92,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // retryable reports whether err is worth another try.
 func retryable(err error) bool {
-	var se *StatusError
+	var se *statusError
 	if errors.As(err, &se) {
 		switch se.shouldRetry {
 		case 1:
@@ -107,7 +107,7 @@ func retryable(err error) bool {
 	if errors.As(err, &te) {
 		return true
 	}
-	var ste *StreamError
+	var ste *streamError
 	return errors.As(err, &ste) && ste.transient
 }
 

@@ -87,7 +87,7 @@ func TestRetryBackoffAndGiveUp(t *testing.T) {
 	srv, n := flaky(t, status(503))
 	var log retryLog
 	_, err := recordingClient(srv, &log).Stream(context.Background(), openAIRoute(srv.URL), hello, nil)
-	var se *StatusError
+	var se *statusError
 	if !errors.As(err, &se) || se.StatusCode != 503 {
 		t.Fatalf("error %v", err)
 	}
@@ -95,7 +95,7 @@ func TestRetryBackoffAndGiveUp(t *testing.T) {
 		t.Fatalf("%d requests, want 1 + 3 retries", n.Load())
 	}
 	for i, d := range log.delays {
-		full := DefaultRetryBase << i
+		full := defaultRetryBase << i
 		if d > full || d < full*3/4 {
 			t.Errorf("retry %d waited %v, want within [%v, %v]", i, d, full*3/4, full)
 		}

@@ -17,12 +17,12 @@ const (
 	APIAnthropicMessages = "anthropic-messages"
 )
 
-// AnthropicVersion is the value sent in the anthropic-version header.
-const AnthropicVersion = "2023-06-01"
+// anthropicVersion is the value sent in the anthropic-version header.
+const anthropicVersion = "2023-06-01"
 
-// DefaultAnthropicMaxTokens is the max_tokens sent to Anthropic when neither
+// defaultAnthropicMaxTokens is the max_tokens sent to Anthropic when neither
 // the Request nor the Route sets one; that API requires the field.
-const DefaultAnthropicMaxTokens = DefaultMaxTokens
+const defaultAnthropicMaxTokens = DefaultMaxTokens
 
 // Route is one configured model: where to send a request and how to shape it.
 //
@@ -163,9 +163,9 @@ func (r Route) pathSuffix() (string, error) {
 	case APIGoogleGenerativeAI:
 		return "/models", nil // completed in Endpoint with the model
 	case "":
-		return "", fmt.Errorf("%s: route has no api (want one of %s)", r.label(), strings.Join(SupportedAPIs(), ", "))
+		return "", fmt.Errorf("%s: route has no api (want one of %s)", r.label(), strings.Join(supportedAPIs(), ", "))
 	}
-	return "", fmt.Errorf("%s: unsupported api %q (want one of %s)", r.label(), r.API, strings.Join(SupportedAPIs(), ", "))
+	return "", fmt.Errorf("%s: unsupported api %q (want one of %s)", r.label(), r.API, strings.Join(supportedAPIs(), ", "))
 }
 
 // header builds the request headers, secrets included.
@@ -190,7 +190,7 @@ func (r Route) header() http.Header {
 		if r.APIKey != "" {
 			h.Set("X-Api-Key", r.APIKey)
 		}
-		h.Set("Anthropic-Version", AnthropicVersion)
+		h.Set("Anthropic-Version", anthropicVersion)
 		if r.Reasoning && r.Thinking != "" && (r.Compat == nil || !r.Compat.ForceAdaptiveThinking) {
 			// Thinking between tool calls, as the other harness asks for it;
 			// a configured anthropic-beta header replaces it below.

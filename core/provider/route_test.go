@@ -101,7 +101,7 @@ func TestDescribeRequestRedacts(t *testing.T) {
 		t.Errorf("headers: %v", info.Header)
 	}
 	an, _ := DescribeRequest(Route{API: APIAnthropicMessages, BaseURL: "https://api.anthropic.com", APIKey: "sk-ant"})
-	if an.Header.Get("X-Api-Key") != "[redacted]" || an.Header.Get("Anthropic-Version") != AnthropicVersion {
+	if an.Header.Get("X-Api-Key") != "[redacted]" || an.Header.Get("Anthropic-Version") != anthropicVersion {
 		t.Errorf("anthropic: %v", an.Header)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// DefaultThinkingLevel is the level used when neither --thinking nor a
+// defaultThinkingLevel is the level used when neither --thinking nor a
 // ":level" suffix says otherwise (models without reasoning ignore it).
-const DefaultThinkingLevel = "medium"
+const defaultThinkingLevel = "medium"
 
 // Selection is what the command line says about the model: --provider,
 // --model (a pattern, optionally "provider/" in front and ":level" after),
@@ -67,11 +67,11 @@ func (m *Models) pool(provider string) []candidate {
 //
 // An id matched on several providers is an error listing them. --api-key
 // replaces the configured key of the chosen provider. The thinking level is
-// --thinking, else the suffix, else DefaultThinkingLevel, clamped to what
+// --thinking, else the suffix, else defaultThinkingLevel, clamped to what
 // the model supports.
 func (m *Models) Select(s Selection) (Selected, error) {
 	text := strings.TrimSpace(s.Model)
-	if s.Thinking != "" && !ValidThinkingLevel(s.Thinking) {
+	if s.Thinking != "" && !validThinkingLevel(s.Thinking) {
 		return Selected{}, fmt.Errorf("--thinking %q: want one of %s", s.Thinking, strings.Join(thinkingLevels[:], ", "))
 	}
 	if text == "" {
@@ -166,7 +166,7 @@ func (m *Models) splitKnownProvider(text string) (string, string, bool) {
 }
 
 func (m *Models) finish(s Selection, c candidate, level, warning string) (Selected, error) {
-	lvl := firstNonEmpty(s.Thinking, level, DefaultThinkingLevel)
+	lvl := firstNonEmpty(s.Thinking, level, defaultThinkingLevel)
 	r, err := m.route(c.provider, c.model, lvl, s.APIKey)
 	if err != nil {
 		return Selected{}, err
@@ -196,7 +196,7 @@ func (m *Models) lookup(text string, s Selection, pool []candidate, usable func(
 
 func splitThinking(text string) (base, level string, ok bool) {
 	i := strings.LastIndexByte(text, ':')
-	if i < 0 || !ValidThinkingLevel(text[i+1:]) {
+	if i < 0 || !validThinkingLevel(text[i+1:]) {
 		return "", "", false
 	}
 	return text[:i], text[i+1:], true

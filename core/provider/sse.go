@@ -7,24 +7,24 @@ import (
 	"io"
 )
 
-// Event is one server-sent event.
+// sseEvent is one server-sent event.
 //
 // Type is the "event:" field (empty when the server sent none), Data the
 // "data:" lines joined by "\n", ID the last "id:" seen on the stream.
-type Event struct {
+type sseEvent struct {
 	Type string
 	Data string
 	ID   string
 }
 
-// MaxSSELine is the longest line an SSEReader accepts, in bytes.
-const MaxSSELine = 16 << 20
+// maxSSELine is the longest line an sseReader accepts, in bytes.
+const maxSSELine = 16 << 20
 
-// ErrSSELineTooLong is returned by SSEReader.Next for a line longer than
-// MaxSSELine.
-var ErrSSELineTooLong = errors.New("sse: line longer than MaxSSELine")
+// errSSELineTooLong is returned by sseReader.Next for a line longer than
+// maxSSELine.
+var errSSELineTooLong = errors.New("sse: line longer than MaxSSELine")
 
-// SSEReader splits a text/event-stream body into events, following the
+// sseReader splits a text/event-stream body into events, following the
 // WHATWG event-stream rules:
 //
 //   - lines end in "\n", "\r\n" or a lone "\r", and may be split across
@@ -41,9 +41,9 @@ var ErrSSELineTooLong = errors.New("sse: line longer than MaxSSELine")
 // but which lacks its closing blank line is still delivered; a final line
 // without a line terminator is incomplete and dropped.
 //
-// SSEReader does not interpret the data ("[DONE]" is the OpenAI caller's
+// sseReader does not interpret the data ("[DONE]" is the OpenAI caller's
 // business). It is not safe for concurrent use.
-type SSEReader struct {
+type sseReader struct {
 	r      io.Reader
 	buf    []byte
 	pos    int
@@ -57,23 +57,23 @@ type SSEReader struct {
 	id      string
 }
 
-// NewSSEReader returns a reader of the events in r.
-func NewSSEReader(r io.Reader) *SSEReader {
-	return &SSEReader{r: r}
+// newSSEReader returns a reader of the events in r.
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: r}
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF;
 // a read error of the underlying reader is returned as is, and a line longer
-// than MaxSSELine yields ErrSSELineTooLong. After an error every call
+// than maxSSELine yields errSSELineTooLong. After an error every call
 // returns the same error.
-func (s *SSEReader) Next() (Event, error) {
+func (s *sseReader) Next() (sseEvent, error) {
 	for {
 		line, err := s.readLine()
 		if err != nil {
 			if err == io.EOF && s.hasData {
 				return s.dispatch(), nil
 			}
-			return Event{}, err
+			return sseEvent{}, err
 		}
 		if len(line) == 0 {
 			if s.hasData {
@@ -109,8 +109,8 @@ func (s *SSEReader) Next() (Event, error) {
 	}
 }
 
-func (s *SSEReader) dispatch() Event {
-	ev := Event{Type: s.typ, Data: string(s.data), ID: s.id}
+func (s *sseReader) dispatch() sseEvent {
+	ev := sseEvent{Type: s.typ, Data: string(s.data), ID: s.id}
 	s.typ, s.data, s.hasData = "", s.data[:0], false
 	return ev
 }
@@ -118,7 +118,7 @@ func (s *SSEReader) dispatch() Event {
 // readLine returns the next complete line without its terminator. The slice
 // is valid until the next call. A trailing line without terminator at the
 // end of the stream is dropped and io.EOF returned.
-func (s *SSEReader) readLine() ([]byte, error) {
+func (s *sseReader) readLine() ([]byte, error) {
 	for {
 		if s.skipLF && s.pos < len(s.buf) {
 			if s.buf[s.pos] == '\n' {
@@ -143,8 +143,8 @@ func (s *SSEReader) readLine() ([]byte, error) {
 		if s.err != nil {
 			return nil, s.err
 		}
-		if len(rest) > MaxSSELine {
-			s.err = ErrSSELineTooLong
+		if len(rest) > maxSSELine {
+			s.err = errSSELineTooLong
 			return nil, s.err
 		}
 		s.fill()
@@ -152,7 +152,7 @@ func (s *SSEReader) readLine() ([]byte, error) {
 }
 
 // fill reads more input, compacting the buffer first.
-func (s *SSEReader) fill() {
+func (s *sseReader) fill() {
 	if s.pos > 0 {
 		n := copy(s.buf, s.buf[s.pos:])
 		s.buf = s.buf[:n]

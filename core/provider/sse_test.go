@@ -9,10 +9,10 @@ import (
 	"testing/iotest"
 )
 
-func readAll(t *testing.T, r io.Reader) ([]Event, error) {
+func readAll(t *testing.T, r io.Reader) ([]sseEvent, error) {
 	t.Helper()
-	s := NewSSEReader(r)
-	var evs []Event
+	s := newSSEReader(r)
+	var evs []sseEvent
 	for {
 		ev, err := s.Next()
 		if err == io.EOF {
@@ -32,22 +32,22 @@ func TestSSE(t *testing.T) {
 	cases := []struct {
 		name string
 		in   string
-		want []Event
+		want []sseEvent
 	}{
-		{"simple", "data: a\n\ndata: b\n\n", []Event{{Data: "a"}, {Data: "b"}}},
-		{"event and id", "event: ping\nid: 7\ndata: {}\n\ndata: x\n\n", []Event{{Type: "ping", ID: "7", Data: "{}"}, {ID: "7", Data: "x"}}},
-		{"multi-line data", "data: one\ndata: two\ndata:\ndata:  three\n\n", []Event{{Data: "one\ntwo\n\n three"}}},
-		{"comments and unknown fields", ": keep-alive\nretry: 10\nfoo: bar\ndata: x\n: inside\n\n", []Event{{Data: "x"}}},
-		{"CRLF", "data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n", []Event{{Data: "a\nb"}, {Data: "c"}}},
-		{"lone CR", "data: a\rdata: b\r\rdata: c\r\r", []Event{{Data: "a\nb"}, {Data: "c"}}},
-		{"BOM", "\xef\xbb\xbfdata: a\n\n", []Event{{Data: "a"}}},
-		{"no space after colon", "data:a\n\n", []Event{{Data: "a"}}},
-		{"field without colon", "data\n\n", []Event{{Data: ""}}},
-		{"event without data is dropped", "event: x\n\ndata: y\n\n", []Event{{Data: "y"}}},
-		{"final event without blank line", "data: a\n\ndata: b\n", []Event{{Data: "a"}, {Data: "b"}}},
-		{"partial final line dropped", "data: a\n\ndata: {\"cho", []Event{{Data: "a"}}},
-		{"DONE is data", "data: [DONE]\n\n", []Event{{Data: "[DONE]"}}},
-		{"colon in value", "data: {\"a\":\"b: c\"}\n\n", []Event{{Data: `{"a":"b: c"}`}}},
+		{"simple", "data: a\n\ndata: b\n\n", []sseEvent{{Data: "a"}, {Data: "b"}}},
+		{"event and id", "event: ping\nid: 7\ndata: {}\n\ndata: x\n\n", []sseEvent{{Type: "ping", ID: "7", Data: "{}"}, {ID: "7", Data: "x"}}},
+		{"multi-line data", "data: one\ndata: two\ndata:\ndata:  three\n\n", []sseEvent{{Data: "one\ntwo\n\n three"}}},
+		{"comments and unknown fields", ": keep-alive\nretry: 10\nfoo: bar\ndata: x\n: inside\n\n", []sseEvent{{Data: "x"}}},
+		{"CRLF", "data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n", []sseEvent{{Data: "a\nb"}, {Data: "c"}}},
+		{"lone CR", "data: a\rdata: b\r\rdata: c\r\r", []sseEvent{{Data: "a\nb"}, {Data: "c"}}},
+		{"BOM", "\xef\xbb\xbfdata: a\n\n", []sseEvent{{Data: "a"}}},
+		{"no space after colon", "data:a\n\n", []sseEvent{{Data: "a"}}},
+		{"field without colon", "data\n\n", []sseEvent{{Data: ""}}},
+		{"event without data is dropped", "event: x\n\ndata: y\n\n", []sseEvent{{Data: "y"}}},
+		{"final event without blank line", "data: a\n\ndata: b\n", []sseEvent{{Data: "a"}, {Data: "b"}}},
+		{"partial final line dropped", "data: a\n\ndata: {\"cho", []sseEvent{{Data: "a"}}},
+		{"DONE is data", "data: [DONE]\n\n", []sseEvent{{Data: "[DONE]"}}},
+		{"colon in value", "data: {\"a\":\"b: c\"}\n\n", []sseEvent{{Data: `{"a":"b: c"}`}}},
 		{"empty", "", nil},
 		{"blank lines only", "\n\n\r\n", nil},
 	}
@@ -82,7 +82,7 @@ func TestSSEReadError(t *testing.T) {
 	if len(got) != 1 || got[0].Data != "a" {
 		t.Fatalf("events before the error: %#v", got)
 	}
-	s := NewSSEReader(iotest.ErrReader(boom))
+	s := newSSEReader(iotest.ErrReader(boom))
 	for range 2 {
 		if _, err := s.Next(); !errors.Is(err, boom) {
 			t.Fatalf("error is not sticky: %v", err)
@@ -91,8 +91,8 @@ func TestSSEReadError(t *testing.T) {
 }
 
 func TestSSELineTooLong(t *testing.T) {
-	r := io.MultiReader(strings.NewReader("data: "), io.LimitReader(zeros{}, MaxSSELine+10))
-	if _, err := readAll(t, r); !errors.Is(err, ErrSSELineTooLong) {
+	r := io.MultiReader(strings.NewReader("data: "), io.LimitReader(zeros{}, maxSSELine+10))
+	if _, err := readAll(t, r); !errors.Is(err, errSSELineTooLong) {
 		t.Fatalf("error %v, want ErrSSELineTooLong", err)
 	}
 }
@@ -112,7 +112,7 @@ type stalled struct{}
 func (stalled) Read([]byte) (int, error) { return 0, nil }
 
 func TestSSENoProgress(t *testing.T) {
-	if _, err := NewSSEReader(stalled{}).Next(); !errors.Is(err, io.ErrNoProgress) {
+	if _, err := newSSEReader(stalled{}).Next(); !errors.Is(err, io.ErrNoProgress) {
 		t.Fatalf("error %v, want io.ErrNoProgress", err)
 	}
 }

@@ -74,7 +74,7 @@ func TestToolBodiesGolden(t *testing.T) {
 // golden that breaks one fails here too.
 func TestToolBodyRules(t *testing.T) {
 	req := toolConversation()
-	oa, err := BuildOpenAIBody(testRoute(APIOpenAICompletions), req)
+	oa, err := buildOpenAIBody(testRoute(APIOpenAICompletions), req)
 	if err != nil {
 		t.Fatal(err)
 	}
