@@ -7,13 +7,13 @@ import (
 	"github.com/piwasm/pi/core/tool"
 )
 
-// RequestFor turns a prepared tool call into the Request the rules see:
+// requestFor turns a prepared tool call into the Request the rules see:
 // the script for bash; for the file tools the path argument made absolute
 // the way the tools do it (a leading "@" dropped, "~" expanded, relative
 // to paths.Cwd) and resolved (symlinks followed; for a path that does not
 // exist yet, its nearest existing parent). grep, find and ls without a
 // path are checked against the working directory.
-func RequestFor(call tool.Call, paths Paths) Request {
+func requestFor(call tool.Call, paths Paths) Request {
 	name := strings.ToLower(call.Name)
 	req := Request{Tool: name}
 	switch {

@@ -29,7 +29,7 @@ func TestRequestFor(t *testing.T) {
 		{tool.Call{Name: "my_ext", Args: map[string]any{"path": "x"}}, Request{Tool: "my_ext"}},
 	}
 	for _, tt := range tests {
-		if got := RequestFor(tt.call, paths); got != tt.want {
+		if got := requestFor(tt.call, paths); got != tt.want {
 			t.Errorf("%+v: got %+v, want %+v", tt.call, got, tt.want)
 		}
 	}
@@ -37,7 +37,7 @@ func TestRequestFor(t *testing.T) {
 	// through the planted symlink.
 	r, _ := ParseRule("read(~/.ssh/**)", paths)
 	c := NewChecker(Rules{Deny: []Rule{r}})
-	if d := c.Check(RequestFor(tool.Call{Name: "read", Args: map[string]any{"path": "keys/id_ed25519"}}, paths)); d.Outcome != Deny {
+	if d := c.Check(requestFor(tool.Call{Name: "read", Args: map[string]any{"path": "keys/id_ed25519"}}, paths)); d.Outcome != Deny {
 		t.Errorf("read through a symlink into ~/.ssh: %+v", d)
 	}
 }

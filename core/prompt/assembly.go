@@ -9,7 +9,7 @@ import (
 )
 
 // Order numbers of the built-in sections. Extension sections default to
-// ExtraOrderBase plus their insertion index and may pick any finite number to
+// extraOrderBase plus their insertion index and may pick any finite number to
 // land between these.
 const (
 	OrderPreamble       = 0
@@ -20,7 +20,7 @@ const (
 	OrderProjectContext = 500
 	OrderSkills         = 600
 	OrderCwd            = 700
-	ExtraOrderBase      = 1000
+	extraOrderBase      = 1000
 )
 
 // Source values recorded as provenance of a section.
@@ -201,17 +201,17 @@ func (a *Assembly) completeSection() (*Section, error) {
 			continue
 		}
 		if found != nil {
-			return nil, &ConflictError{First: found.Name, Second: s.Name}
+			return nil, &conflictError{First: found.Name, Second: s.Name}
 		}
 		found = s
 	}
 	return found, nil
 }
 
-// ConflictError reports two active complete sections.
-type ConflictError struct{ First, Second string }
+// conflictError reports two active complete sections.
+type conflictError struct{ First, Second string }
 
-func (e *ConflictError) Error() string {
+func (e *conflictError) Error() string {
 	return fmt.Sprintf("sections %q and %q both claim to be the complete prompt; only one may", e.First, e.Second)
 }
 

@@ -61,7 +61,7 @@ func BenchmarkInterpolate(b *testing.B) {
 	vars := []Variable{{Name: "branch", Value: Str("main")}, {Name: "cwd", Value: Str("/src")}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Interpolate(text, vars, "s"); err != nil {
+		if _, err := interpolate(text, vars, "s"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -40,7 +40,7 @@ func Build(opts Options) (*Assembly, error) {
 		w.close()
 		docs := opts.DocsLocation
 		if docs == "" {
-			docs = DefaultDocsLocation
+			docs = defaultDocsLocation
 		}
 		before, after, _ := strings.Cut(docsIntro, "%s")
 		b := w.tagged("docs", OrderDocs, SourceBuiltin)
@@ -89,7 +89,7 @@ func Build(opts Options) (*Assembly, error) {
 		}
 		_, exists := a.Section(spec.Name)
 		if !exists && spec.Order == nil {
-			s.Order = float64(ExtraOrderBase + extra)
+			s.Order = float64(extraOrderBase + extra)
 		}
 		if !exists {
 			extra++

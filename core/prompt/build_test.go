@@ -262,7 +262,7 @@ func TestWaterfall(t *testing.T) {
 		a := base.Clone()
 		a.Sections = append(a.Sections, Section{Name: "one", Text: "1", Complete: true}, Section{Name: "two", Text: "2", Complete: true})
 		_, err := Waterfall(a)
-		var ce *ConflictError
+		var ce *conflictError
 		if !errors.As(err, &ce) || ce.First != "one" || ce.Second != "two" {
 			t.Fatalf("%v", err)
 		}

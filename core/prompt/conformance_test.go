@@ -88,7 +88,7 @@ func TestRenderConformance(t *testing.T) {
 				got = r.Text
 			case "renderContextSnapshot":
 				got, err = RenderContexts(a)
-				c.Expect.Output = strings.Replace(c.Expect.Output, peerContextHeader, ContextSnapshotHeader, 1)
+				c.Expect.Output = strings.Replace(c.Expect.Output, peerContextHeader, contextSnapshotHeader, 1)
 			default:
 				t.Fatalf("unknown api %q", c.API)
 			}
@@ -113,7 +113,7 @@ func TestRenderConformance(t *testing.T) {
 // reference of err with the peer's message.
 func checkInterpolationError(t *testing.T, err error, peer string) {
 	t.Helper()
-	var ie *InterpolationError
+	var ie *interpolationError
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v is not an InterpolationError", err)
 	}
@@ -228,7 +228,7 @@ func TestSystemMessagesConformance(t *testing.T) {
 				mustJSON(t, c.Inputs[0], &in)
 				got := struct {
 					Messages []Message `json:"messages"`
-				}{Collapse(in.Messages)}
+				}{collapse(in.Messages)}
 				assertMessageJSON(t, got, c.Expected)
 			case "getSystemMessageText(getCurrentSystemMessage)":
 				var msgs []Message

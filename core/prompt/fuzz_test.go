@@ -13,9 +13,9 @@ func FuzzInterpolate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, value string) {
 		vars := []Variable{{Name: "a", Value: &value}, {Name: "b", Value: nil}}
-		out, err := Interpolate(text, vars, `section "s"`)
+		out, err := interpolate(text, vars, `section "s"`)
 		if err != nil {
-			var ie *InterpolationError
+			var ie *interpolationError
 			if !errors.As(err, &ie) {
 				t.Fatalf("untyped error %v", err)
 			}
@@ -64,8 +64,8 @@ func FuzzReplay(f *testing.F) {
 			}
 			seen[p.Name] = true
 		}
-		// Collapse keeps every non-system message and leaves one system one.
-		col := Collapse(msgs)
+		// collapse keeps every non-system message and leaves one system one.
+		col := collapse(msgs)
 		n := 0
 		for _, m := range col {
 			if m.Role == "system" {

@@ -24,8 +24,8 @@ var (
 	ErrNoValue = errors.New("variable has no value")
 )
 
-// InterpolationError says which reference failed where.
-type InterpolationError struct {
+// interpolationError says which reference failed where.
+type interpolationError struct {
 	Kind error
 	// Where is `section "name"` or `context "name"`.
 	Where string
@@ -35,7 +35,7 @@ type InterpolationError struct {
 	Known []string
 }
 
-func (e *InterpolationError) Error() string {
+func (e *interpolationError) Error() string {
 	switch e.Kind {
 	case ErrMalformedName:
 		return fmt.Sprintf("%s: %q is not a valid reference; variable names match ^[a-z][a-z0-9_]*$", e.Where, e.Ref)
@@ -53,16 +53,16 @@ func (e *InterpolationError) Error() string {
 	return fmt.Sprintf("%s: %v %q", e.Where, e.Kind, e.Ref)
 }
 
-func (e *InterpolationError) Unwrap() error { return e.Kind }
+func (e *interpolationError) Unwrap() error { return e.Kind }
 
 // excerptUnits is how many UTF-16 code units of a broken group an error
 // quotes; the established harness counts in UTF-16 and so do we.
 const excerptUnits = 16
 
-// Interpolate replaces {{name}} references in text in one left-to-right pass.
+// interpolate replaces {{name}} references in text in one left-to-right pass.
 // Substituted values are not scanned again. A {{ with no }} anywhere after it
 // is literal text. where names the section or context for errors.
-func Interpolate(text string, vars []Variable, where string) (string, error) {
+func interpolate(text string, vars []Variable, where string) (string, error) {
 	i := strings.Index(text, "{{")
 	if i < 0 {
 		return text, nil
@@ -79,11 +79,11 @@ func Interpolate(text string, vars []Variable, where string) (string, error) {
 		}
 		inner := rest[i+2 : i+2+closeAt]
 		if strings.ContainsAny(inner, "{}") {
-			return "", &InterpolationError{Kind: ErrMalformedGroup, Where: where, Ref: excerpt(rest[i:]) + "…"}
+			return "", &interpolationError{Kind: ErrMalformedGroup, Where: where, Ref: excerpt(rest[i:]) + "…"}
 		}
 		ref := rest[i : i+2+closeAt+2]
 		if abi.ValidVariableName(inner) != nil {
-			return "", &InterpolationError{Kind: ErrMalformedName, Where: where, Ref: ref}
+			return "", &interpolationError{Kind: ErrMalformedName, Where: where, Ref: ref}
 		}
 		val, err := lookup(vars, inner, where)
 		if err != nil {
@@ -102,7 +102,7 @@ func lookup(vars []Variable, name, where string) (string, error) {
 	for _, v := range vars {
 		if v.Name == name {
 			if v.Value == nil {
-				return "", &InterpolationError{Kind: ErrNoValue, Where: where, Ref: "{{" + name + "}}"}
+				return "", &interpolationError{Kind: ErrNoValue, Where: where, Ref: "{{" + name + "}}"}
 			}
 			return *v.Value, nil
 		}
@@ -111,7 +111,7 @@ func lookup(vars []Variable, name, where string) (string, error) {
 	for i, v := range vars {
 		known[i] = v.Name
 	}
-	return "", &InterpolationError{Kind: ErrUnknownVariable, Where: where, Ref: "{{" + name + "}}", Known: known}
+	return "", &interpolationError{Kind: ErrUnknownVariable, Where: where, Ref: "{{" + name + "}}", Known: known}
 }
 
 // excerpt returns the longest prefix of s that fits in excerptUnits UTF-16

@@ -270,9 +270,9 @@ func removeTool(list []ToolRef, name string) []ToolRef {
 	return out
 }
 
-// Collapse replaces the first system message with the replay of all of them
+// collapse replaces the first system message with the replay of all of them
 // and drops the others; the rest of the history is unchanged.
-func Collapse(msgs []Message) []Message {
+func collapse(msgs []Message) []Message {
 	head, ok := Replay(msgs)
 	if !ok {
 		return append([]Message(nil), msgs...)

@@ -57,7 +57,7 @@ type Options struct {
 	// SuppressContexts empties the runtime context snapshot.
 	SuppressContexts bool
 	// DocsLocation is where pi's own documentation can be read; empty uses
-	// DefaultDocsLocation.
+	// defaultDocsLocation.
 	DocsLocation string
 }
 

@@ -27,7 +27,7 @@ func Render(a *Assembly) (Rendered, error) {
 		text := s.Text
 		if s.Interpolate {
 			var err error
-			text, err = Interpolate(text, a.Variables, `section "`+s.Name+`"`)
+			text, err = interpolate(text, a.Variables, `section "`+s.Name+`"`)
 			if err != nil {
 				return Rendered{}, err
 			}
@@ -63,7 +63,7 @@ func RenderContexts(a *Assembly) (string, error) {
 	}
 	var parts []string
 	for _, c := range a.Contexts {
-		text, err := Interpolate(c.Text, a.Variables, `context "`+c.Name+`"`)
+		text, err := interpolate(c.Text, a.Variables, `context "`+c.Name+`"`)
 		if err != nil {
 			return "", err
 		}
@@ -74,5 +74,5 @@ func RenderContexts(a *Assembly) (string, error) {
 	if len(parts) == 0 {
 		return "", nil
 	}
-	return ContextSnapshotHeader + "\n\n" + strings.Join(parts, "\n\n"), nil
+	return contextSnapshotHeader + "\n\n" + strings.Join(parts, "\n\n"), nil
 }

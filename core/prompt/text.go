@@ -12,9 +12,9 @@ const (
 	conciseRule       = "Keep replies short and concrete; say what you did and what is left, not how you felt about it."
 	pathsRule         = "Name every file you touch by its path, so the user can follow and check your work."
 
-	// DefaultDocsLocation is where pi's documentation lives unless the
+	// defaultDocsLocation is where pi's documentation lives unless the
 	// caller says otherwise.
-	DefaultDocsLocation = "https://github.com/piwasm/pi/tree/main/docs"
+	defaultDocsLocation = "https://github.com/piwasm/pi/tree/main/docs"
 
 	docsIntro = "pi's own documentation (configuration, extensions, skills, prompt templates) is at %s. " +
 		"Read it only when the user asks about pi itself, not for their project."
@@ -24,8 +24,8 @@ const (
 	skillsIntro = "Skills are task guides kept in files. When a task matches a skill's description, read its file with the read tool before you start, " +
 		"and resolve paths it mentions against the directory that holds it."
 
-	// ContextSnapshotHeader opens the runtime-context message.
-	ContextSnapshotHeader = "Runtime context for this turn. It replaces every earlier runtime-context message."
+	// contextSnapshotHeader opens the runtime-context message.
+	contextSnapshotHeader = "Runtime context for this turn. It replaces every earlier runtime-context message."
 
 	// ContextClearedNote is sent when a runtime context that was there is
 	// gone (emptied or suppressed), so the last snapshot stops applying.

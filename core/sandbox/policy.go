@@ -23,8 +23,8 @@ const (
 	ModeOff Mode = "off"
 )
 
-// ParseMode accepts the spellings the flag and settings use.
-func ParseMode(s string) (Mode, error) {
+// parseMode accepts the spellings the flag and settings use.
+func parseMode(s string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "workspace", "workspace-write", "on":
 		return ModeWorkspace, nil
@@ -108,7 +108,7 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	p := &Policy{Mode: ModeWorkspace, Network: true}
 	s := in.Settings
 	if s.Mode != "" {
-		m, err := ParseMode(s.Mode)
+		m, err := parseMode(s.Mode)
 		if err != nil {
 			return nil, fmt.Errorf("settings sandbox.mode: %w", err)
 		}
@@ -126,7 +126,7 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 			p.Mode = ModeWorkspace
 		}
 	default:
-		m, err := ParseMode(f)
+		m, err := parseMode(f)
 		if err != nil {
 			return nil, fmt.Errorf("--sandbox: %w", err)
 		}

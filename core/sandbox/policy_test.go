@@ -191,7 +191,7 @@ func TestParseSettings(t *testing.T) {
 		{raw: `[]`, err: "sandbox"},
 	}
 	for _, tt := range tests {
-		got, err := ParseSettings([]byte(tt.raw), "/p/.pi/settings.json", "/home/u")
+		got, err := parseSettings([]byte(tt.raw), "/p/.pi/settings.json", "/home/u")
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "/p/.pi/settings.json") {
 				t.Errorf("%s: err = %v, want one naming the file and containing %q", tt.raw, err, tt.err)

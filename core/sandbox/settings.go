@@ -36,10 +36,10 @@ type settingsJSON struct {
 	WritableRoots []string        `json:"writableRoots"`
 }
 
-// ParseSettings reads the value of the "sandbox" key of the settings file
+// parseSettings reads the value of the "sandbox" key of the settings file
 // file. Unknown keys are an error, so a misspelt key does not silently
 // leave the default in force.
-func ParseSettings(raw []byte, file, home string) (Settings, error) {
+func parseSettings(raw []byte, file, home string) (Settings, error) {
 	var s Settings
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -52,7 +52,7 @@ func ParseSettings(raw []byte, file, home string) (Settings, error) {
 		return s, fmt.Errorf("%s: sandbox: %v", file, err)
 	}
 	if sj.Mode != nil {
-		if _, err := ParseMode(*sj.Mode); err != nil {
+		if _, err := parseMode(*sj.Mode); err != nil {
 			return s, fmt.Errorf("%s: sandbox.mode: %v", file, err)
 		}
 		s.Mode = *sj.Mode
@@ -137,7 +137,7 @@ func LoadSettings(files []string, home string) (Settings, []error) {
 			errs = append(errs, fmt.Errorf("%s: %w", f, err))
 			continue
 		}
-		s, err := ParseSettings(raw, f, home)
+		s, err := parseSettings(raw, f, home)
 		if err != nil {
 			errs = append(errs, err)
 			continue
