@@ -196,3 +196,29 @@ func TestJSONModeRetryEndsWithAutoRetryEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONModeAssistantStartCarriesUsage: the assistant's message_start
+// has a usage object (zeros), as the established harness sends it.
+func TestJSONModeAssistantStartCarriesUsage(t *testing.T) {
+	c := newCLI(t)
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "hi"}})
+	out, errs, code := c.run("--mode", "json", "--cwd", t.TempDir(), "hi")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	seen := false
+	for _, ev := range jsonEvents(t, out) {
+		m, _ := ev["message"].(map[string]any)
+		if ev["type"] != "message_start" || m["role"] != "assistant" {
+			continue
+		}
+		seen = true
+		u, ok := m["usage"].(map[string]any)
+		if !ok || u["input"] != float64(0) || u["totalTokens"] != float64(0) {
+			t.Errorf("assistant message_start usage %v", m["usage"])
+		}
+	}
+	if !seen {
+		t.Fatal("no assistant message_start")
+	}
+}

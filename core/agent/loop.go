@@ -227,6 +227,11 @@ func (r *run) stream(ctx context.Context) (prompt.Message, error) {
 		if partial.Content.Blocks == nil {
 			partial.Content = prompt.Content{Blocks: []prompt.Block{}}
 		}
+		if partial.Usage == nil {
+			// The established harness's message_start carries zero usage;
+			// clients read message.usage without checking it is there.
+			partial.Usage = &prompt.Usage{}
+		}
 		if partial.Timestamp == 0 {
 			partial.Timestamp = r.now()
 		}
