@@ -1,6 +1,9 @@
 package abi
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+)
 
 // The one naming rule: the table pins what each kind of name accepts, so a
 // change here shows up in every layer that validates names (abi ops,
@@ -39,4 +42,25 @@ func TestNameRules(t *testing.T) {
 			t.Errorf("ValidVariableName(%q) ok = %v, want %v", c.name, got, c.vari)
 		}
 	}
+}
+
+// The hand-written checks must accept exactly what the documented patterns
+// accept.
+func FuzzNameRules(f *testing.F) {
+	for _, s := range []string{"git", "team-notes", "a_1", "", "A", "9", "a b", "é", "preamble", "a\n"} {
+		f.Add(s)
+	}
+	dashed := regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	plain := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := ValidContextName(s) == nil, dashed.MatchString(s); got != want {
+			t.Errorf("ValidContextName(%q) ok = %v, pattern says %v", s, got, want)
+		}
+		if got, want := ValidSectionName(s) == nil, dashed.MatchString(s) && s != "preamble"; got != want {
+			t.Errorf("ValidSectionName(%q) ok = %v, want %v", s, got, want)
+		}
+		if got, want := ValidVariableName(s) == nil, plain.MatchString(s); got != want {
+			t.Errorf("ValidVariableName(%q) ok = %v, pattern says %v", s, got, want)
+		}
+	})
 }
