@@ -2,7 +2,7 @@ package abi
 
 import "fmt"
 
-// The naming rules for sections, runtime contexts and variables live here
+// The naming rules for sections, runtime contexts, variables and tools live here
 // and nowhere else: the prompt builder, settings.json, --section and
 // extension ops are all checked with them, so the rule cannot drift between
 // the layers. They live in abi rather than in core/prompt because abi is
@@ -38,6 +38,19 @@ func ValidSectionName(name string) error {
 func ValidVariableName(name string) error {
 	if !isName(name, false) {
 		return fmt.Errorf("invalid variable name %q: names match ^[a-z][a-z0-9_]*$", name)
+	}
+	return nil
+}
+
+// maxToolName bounds a tool name: providers refuse longer function names.
+const maxToolName = 64
+
+// ValidToolName reports whether name may name a tool the model calls: it
+// must match ^[a-z][a-z0-9_]*$ and be at most 64 bytes. Built-in tools,
+// extension tools and permission rules all use this one rule.
+func ValidToolName(name string) error {
+	if !isName(name, false) || len(name) > maxToolName {
+		return fmt.Errorf("tool name %q must match ^[a-z][a-z0-9_]*$ (at most %d characters)", name, maxToolName)
 	}
 	return nil
 }

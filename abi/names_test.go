@@ -2,6 +2,7 @@ package abi
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,14 @@ func TestNameRules(t *testing.T) {
 		if got := ValidVariableName(c.name) == nil; got != c.vari {
 			t.Errorf("ValidVariableName(%q) ok = %v, want %v", c.name, got, c.vari)
 		}
+		// Tool names follow the variable rule, bounded in length.
+		if got := ValidToolName(c.name) == nil; got != c.vari {
+			t.Errorf("ValidToolName(%q) ok = %v, want %v", c.name, got, c.vari)
+		}
+	}
+	long := strings.Repeat("a", 64)
+	if ValidToolName(long) != nil || ValidToolName(long+"a") == nil {
+		t.Errorf("tool names: 64 bytes must pass and 65 must not")
 	}
 }
 
@@ -61,6 +70,9 @@ func FuzzNameRules(f *testing.F) {
 		}
 		if got, want := ValidVariableName(s) == nil, plain.MatchString(s); got != want {
 			t.Errorf("ValidVariableName(%q) ok = %v, pattern says %v", s, got, want)
+		}
+		if got, want := ValidToolName(s) == nil, plain.MatchString(s) && len(s) <= 64; got != want {
+			t.Errorf("ValidToolName(%q) ok = %v, want %v", s, got, want)
 		}
 	})
 }

@@ -3,7 +3,6 @@ package abi
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -183,11 +182,6 @@ func (t ToolSpec) ParametersFile() (string, bool) {
 	return s, ok
 }
 
-var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
-// ValidToolName reports whether name is a valid tool name.
-func ValidToolName(name string) bool { return len(name) <= 64 && toolNameRE.MatchString(name) }
-
 // validateTools checks the tools list; add reports a field error.
 func (m *Manifest) validateTools(add func(field, format string, args ...any)) {
 	seen := map[string]bool{}
@@ -196,7 +190,7 @@ func (m *Manifest) validateTools(add func(field, format string, args ...any)) {
 		switch {
 		case t.Name == "":
 			add(f("name"), "is required")
-		case !ValidToolName(t.Name):
+		case ValidToolName(t.Name) != nil:
 			add(f("name"), "%q must match ^[a-z][a-z0-9_]*$ (at most 64 characters)", t.Name)
 		case seen[t.Name]:
 			add(f("name"), "tool %q listed twice", t.Name)

@@ -8,16 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/piwasm/pi/abi"
 )
 
 // pathTools are the tools whose patterns match resolved paths.
 var pathTools = map[string]bool{"read": true, "edit": true, "write": true, "grep": true, "find": true, "ls": true}
-
-var toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // Rule is one parsed permission rule.
 type Rule struct {
@@ -63,7 +62,7 @@ func ParseRule(s string, paths Paths) (Rule, error) {
 		}
 	}
 	name = strings.ToLower(strings.TrimSpace(name))
-	if !toolNameRe.MatchString(name) {
+	if abi.ValidToolName(name) != nil {
 		return Rule{}, fmt.Errorf("rule %q: %q is not a tool name", s, name)
 	}
 	r := Rule{Tool: name, Pattern: pattern}

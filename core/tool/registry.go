@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-)
 
-var nameRule = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	"github.com/piwasm/pi/abi"
+)
 
 // Registry holds the tools pi can run, in registration order. It is safe
 // for concurrent use.
@@ -23,11 +23,11 @@ func NewRegistry() *Registry {
 	return &Registry{tools: map[string]Tool{}}
 }
 
-// Add registers t. A name outside ^[a-z][a-z0-9_]*$, a tool without Run, or a
+// Add registers t. A name abi.ValidToolName refuses, a tool without Run, or a
 // name already taken is refused; the duplicate error names both sources.
 func (r *Registry) Add(t Tool) error {
-	if !nameRule.MatchString(t.Name) {
-		return fmt.Errorf("tool name %q (from %s): must match ^[a-z][a-z0-9_]*$", t.Name, sourceOf(t))
+	if err := abi.ValidToolName(t.Name); err != nil {
+		return fmt.Errorf("%w (from %s)", err, sourceOf(t))
 	}
 	if t.Run == nil {
 		return fmt.Errorf("tool %q (from %s) has no run function", t.Name, sourceOf(t))
