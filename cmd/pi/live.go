@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,15 +52,11 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}()
 
 	var replay *session.Replay
-	var route provider.Route
 	if path, isReplay := strings.CutPrefix(r.model, "replay:"); isReplay {
 		if replay, err = session.LoadReplay(a.fromShell([]string{path})[0]); err != nil {
 			return nil, err
 		}
 		replay.Cwd = w.loaded.Cwd
-		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
-	} else if route, err = a.route(w.loaded.AgentDir, r); err != nil {
-		return nil, err
 	}
 	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, r)
 	if err != nil {
@@ -73,6 +70,12 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		}
 		tr.Close()
 	})
+	var route provider.Route
+	if replay != nil {
+		route = provider.Route{Provider: "replay", ModelID: filepath.Base(strings.TrimPrefix(r.model, "replay:")), API: "replay", SystemInHistory: true}
+	} else if route, err = a.sessionRoute(w.loaded.AgentDir, r, tr); err != nil {
+		return nil, err
+	}
 	for _, p := range tr.Problems {
 		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
 	}
@@ -197,4 +200,45 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	ok = true
 	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, close: closeAll}, nil
+}
+
+// sessionRoute resolves the model. A continued session (-c, -r,
+// --session) goes on with the model it last used when none is named, as
+// the established harness does: its last model_change entry or assistant
+// message on the active branch. A model that is no longer configured falls
+// back to the usual choice.
+func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript) (provider.Route, error) {
+	if r.model == "" && r.provider == "" {
+		if prov, model := lastModel(tr.Branch()); model != "" {
+			rr := *r
+			rr.provider, rr.model = prov, model
+			if route, err := a.route(agentDir, &rr); err == nil {
+				return route, nil
+			}
+		}
+	}
+	return a.route(agentDir, r)
+}
+
+// lastModel is the provider and model a session last used: the newest
+// model_change entry or assistant message with both named (not a replay).
+func lastModel(branch []session.Entry) (prov, model string) {
+	for i := len(branch) - 1; i >= 0; i-- {
+		e := branch[i]
+		switch {
+		case e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == "assistant":
+			if e.Message.Provider != "" && e.Message.Model != "" && e.Message.Provider != "replay" {
+				return e.Message.Provider, e.Message.Model
+			}
+		case e.Type == "model_change" && e.Raw != nil:
+			var mc struct {
+				Provider string `json:"provider"`
+				ModelID  string `json:"modelId"`
+			}
+			if json.Unmarshal(e.Raw, &mc) == nil && mc.Provider != "" && mc.ModelID != "" {
+				return mc.Provider, mc.ModelID
+			}
+		}
+	}
+	return "", ""
 }

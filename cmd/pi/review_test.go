@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -220,5 +222,49 @@ func TestJSONModeAssistantStartCarriesUsage(t *testing.T) {
 	}
 	if !seen {
 		t.Fatal("no assistant message_start")
+	}
+}
+
+// TestContinueKeepsTheSessionsModel: -c and --session without --model go
+// on with the model the session last used (its assistant messages, or a
+// model_change entry the established harness wrote), not the first one in
+// models.json; a model named on the command line still wins.
+func TestContinueKeepsTheSessionsModel(t *testing.T) {
+	c := newCLI(t)
+	s := &scripted.Server{Fallback: "ok"}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"m1"},{"id":"m2"}]}}}`})
+	proj := t.TempDir()
+	lastModel := func() string {
+		reqs := s.Requests()
+		var body struct{ Model string }
+		json.Unmarshal(reqs[len(reqs)-1], &body)
+		return body.Model
+	}
+	run := func(args ...string) {
+		t.Helper()
+		if out, errs, code := c.run(append([]string{"--cwd", proj}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d %q\nstderr: %s", args, code, out, errs)
+		}
+	}
+	run("-p", "--model", "mock/m2", "one")
+	run("-p", "-c", "two")
+	if m := lastModel(); m != "m2" {
+		t.Errorf("-c used %s, want the session's m2", m)
+	}
+	run("-p", "-c", "--model", "mock/m1", "three")
+	run("-p", "-c", "four")
+	if m := lastModel(); m != "m1" {
+		t.Errorf("-c after switching to m1 used %s", m)
+	}
+
+	peer := filepath.Join(t.TempDir(), "peer.jsonl")
+	writeFiles(t, filepath.Dir(peer), map[string]string{"peer.jsonl": `{"type":"session","version":3,"id":"01a22f2a-64fe-7014-9bdb-6f271a41aab2","timestamp":"2026-12-01T01:13:57.257Z","cwd":"` + proj + `"}
+{"type":"model_change","id":"19ec1d49","parentId":null,"timestamp":"2026-12-01T01:13:57.824Z","provider":"mock","modelId":"m2"}
+`})
+	run("-p", "--session", peer, "five")
+	if m := lastModel(); m != "m2" {
+		t.Errorf("--session on a file whose model_change names m2 used %s", m)
 	}
 }
