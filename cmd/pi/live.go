@@ -52,11 +52,17 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}()
 
 	var replay *session.Replay
+	var route provider.Route
 	if path, isReplay := strings.CutPrefix(r.model, "replay:"); isReplay {
 		if replay, err = session.LoadReplay(a.fromShell([]string{path})[0]); err != nil {
 			return nil, err
 		}
 		replay.Cwd = w.loaded.Cwd
+		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
+	} else if route, err = a.route(w.loaded.AgentDir, r); err != nil {
+		// Before the session is opened: a run that cannot start leaves
+		// no file behind.
+		return nil, err
 	}
 	tr, err := a.openSession(w.loaded.AgentDir, w.loaded.Cwd, r)
 	if err != nil {
@@ -70,11 +76,8 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		}
 		tr.Close()
 	})
-	var route provider.Route
-	if replay != nil {
-		route = provider.Route{Provider: "replay", ModelID: filepath.Base(strings.TrimPrefix(r.model, "replay:")), API: "replay", SystemInHistory: true}
-	} else if route, err = a.sessionRoute(w.loaded.AgentDir, r, tr); err != nil {
-		return nil, err
+	if replay == nil {
+		route = a.sessionRoute(w.loaded.AgentDir, r, tr, route)
 	}
 	for _, p := range tr.Problems {
 		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
@@ -202,22 +205,25 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, close: closeAll}, nil
 }
 
-// sessionRoute resolves the model. A continued session (-c, -r,
-// --session) goes on with the model it last used when none is named, as
-// the established harness does: its last model_change entry or assistant
-// message on the active branch. A model that is no longer configured falls
-// back to the usual choice.
-func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript) (provider.Route, error) {
-	if r.model == "" && r.provider == "" {
-		if prov, model := lastModel(tr.Branch()); model != "" {
-			rr := *r
-			rr.provider, rr.model = prov, model
-			if route, err := a.route(agentDir, &rr); err == nil {
-				return route, nil
-			}
-		}
+// sessionRoute is the route for a continued session (-c, -r, --session):
+// with no model named, it goes on with the model the session last used,
+// as the established harness does: its last model_change entry or
+// assistant message on the active branch. A model that is no longer
+// configured leaves the usual choice, def.
+func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript, def provider.Route) provider.Route {
+	if r.model != "" || r.provider != "" {
+		return def
 	}
-	return a.route(agentDir, r)
+	prov, model := lastModel(tr.Branch())
+	if model == "" || (prov == def.Provider && model == def.ModelID) {
+		return def
+	}
+	rr := *r
+	rr.provider, rr.model = prov, model
+	if route, err := a.route(agentDir, &rr); err == nil {
+		return route
+	}
+	return def
 }
 
 // lastModel is the provider and model a session last used: the newest
