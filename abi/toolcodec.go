@@ -57,6 +57,8 @@ func (ev *ToolCallEvent) DecodeJSON(b []byte) error {
 			ev.Source = d.strOrNull()
 		case "input":
 			ev.Input = d.raw()
+		case "cwd":
+			ev.Cwd = d.strOrNull()
 		default:
 			d.skip()
 		}

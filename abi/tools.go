@@ -64,6 +64,9 @@ type ToolCallEvent struct {
 	// Source is "builtin" or "extension:<name>": who provides the tool.
 	Source string          `json:"source"`
 	Input  json.RawMessage `json:"input"`
+	// Cwd is the session's working directory (relative paths in the
+	// arguments are relative to it).
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // ToolCallResult is the result of HookToolCall. Block refuses the call

@@ -8,7 +8,7 @@ import (
 )
 
 func TestToolCodecMatchesEncodingJSON(t *testing.T) {
-	call := `{"toolCallId":"c1","toolName":"bash","source":"builtin","input":{"command":"rm -rf /","timeout":5},"extra":[1,{"x":null}]}`
+	call := `{"toolCallId":"c1","toolName":"bash","source":"builtin","input":{"command":"rm -rf /","timeout":5},"cwd":"/w","extra":[1,{"x":null}]}`
 	var fast, std ToolCallEvent
 	if err := fast.DecodeJSON([]byte(call)); err != nil {
 		t.Fatal(err)

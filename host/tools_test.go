@@ -157,7 +157,7 @@ func TestToolFilesAndStreaming(t *testing.T) {
 func TestHostileToolCallHook(t *testing.T) {
 	x := load1(t, "hostile", hostileToolManifest)
 	d := hooks.New([]hooks.Handler{Handler(x, nil)})
-	h := session.NewExtensionHooks(d)
+	h := session.NewExtensionHooks(d, "/p")
 	bash := tool.Tool{Name: "bash", Source: tool.SourceBuiltin,
 		Parameters: json.RawMessage(`{"type":"object","required":["command"],"properties":{"command":{"type":"string"}}}`)}
 	for _, c := range []struct{ command, want string }{

@@ -16,6 +16,7 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/hooks"
 	"github.com/piwasm/pi/host"
 )
@@ -70,12 +71,24 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 	cwd := flags.String("cwd", "", "project directory whose root file grants resolve against (default: the current directory)")
 	fetches := flags.StringArray("fetch", nil, "serve KEY (system_prompt, skills, context:PATH, section:NAME) from FILE when the guest fetches it (before_agent_start); repeatable")
 	asJSON := flags.Bool("json", false, "print JSON for scripts")
-	dir, err := a.parseExtDir(flags, args, "pi ext test [DIR] [--hook HOOK] [--event FILE] [--grant] [--json]\n\n"+
+	toolName := flags.String("tool", "", "run the declared tool NAME instead of a hook")
+	toolArgs := flags.String("args", "", "the tool's arguments as a JSON object (with --tool; default {})")
+	dir, err := a.parseExtDir(flags, args, "pi ext test [DIR] [--hook HOOK] [--event FILE] [--grant] [--json]\n"+
+		"pi ext test [DIR] --tool NAME [--args JSON] [--grant] [--json]\n\n"+
 		"Loads the built module in DIR (default: the current directory) as pi does and\n"+
-		"calls one hook. Without --hook, the manifest's hook if it declares exactly one;\n"+
-		"without --event, DIR/event.json.")
+		"calls one hook, or runs one of its tools. Without --hook, the manifest's hook if\n"+
+		"it declares exactly one; without --event, DIR/event.json.")
 	if err != nil {
 		return err
+	}
+	if *toolName != "" {
+		if *hook != "" || *eventFile != "" {
+			return usagef("ext test: --tool runs a tool; it does not take --hook or --event (give the arguments with --args)")
+		}
+		return a.extTestTool(ctx, dir, *toolName, *toolArgs, *grantAll, *cwd, *asJSON)
+	}
+	if *toolArgs != "" {
+		return usagef("ext test: --args goes with --tool NAME")
 	}
 	if *hook == "" {
 		m, err := readManifest(dir)
@@ -259,4 +272,137 @@ func hookCaller(hook string, raw []byte, fetch hooks.Fetcher) (func(context.Cont
 		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Command(ctx, ev) }, nil
 	}
 	return nil, usagef("ext test: unknown hook %q", hook)
+}
+
+type extToolJSON struct {
+	Extension   string           `json:"extension"`
+	Tool        string           `json:"tool"`
+	Result      tool.Result      `json:"result"`
+	Updates     []string         `json:"updates"`
+	FirstCallMs float64          `json:"firstCallMs"`
+	WarmCallMs  float64          `json:"warmCallMs"`
+	Granted     abi.Capabilities `json:"granted"`
+	Logs        []string         `json:"logs"`
+}
+
+// extTestTool runs one of the package's declared tools as a session would:
+// the arguments are checked against the declared schema, the module is
+// loaded under the stored grants (or all it asks for with --grant) and its
+// limits, and a failure is the error result the model would read. The
+// call runs twice, for the cold and the warm figure.
+func (a *app) extTestTool(ctx context.Context, dir, name, rawArgs string, grantAll bool, cwd string, asJSON bool) error {
+	pkg, err := readPackage(dir)
+	if err != nil {
+		return err
+	}
+	ext := pkg.Manifest.Name
+	if _, ok := pkg.Manifest.ToolFor(name); !ok {
+		var names []string
+		for _, t := range pkg.Manifest.Tools {
+			names = append(names, t.Name)
+		}
+		have := strings.Join(names, ", ")
+		if have == "" {
+			have = "none"
+		}
+		return usagef("ext test: extension %q declares no tool %q (its tools: %s)", ext, name, have)
+	}
+	if rawArgs == "" {
+		rawArgs = "{}"
+	}
+	root := a.wd
+	if cwd != "" {
+		c := common{cwd: cwd}
+		if root, err = a.resolveCwd(&c); err != nil {
+			return err
+		}
+	}
+	store, err := host.OpenGrantStore(a.agentDir())
+	if err != nil {
+		return fmt.Errorf("read stored grants: %w", err)
+	}
+	grants := store.Grants()
+	if grantAll {
+		grants = grants.Merge(host.Grants{ext: host.GrantAll(pkg.Manifest, pkg.SHA256)})
+	}
+	var logMu sync.Mutex
+	var logs []string
+	cfg := host.Config{
+		AgentDir:    a.agentDir(),
+		ProjectRoot: resources.ProjectRoot(root),
+		Log: func(x, level, msg string) {
+			logMu.Lock()
+			logs = append(logs, fmt.Sprintf("[%s] %s: %s", x, level, msg))
+			logMu.Unlock()
+		},
+	}
+	x, diags, err := loadOne(ctx, cfg, dir, grants)
+	if err != nil {
+		return err
+	}
+	if x == nil {
+		printDiagnostics(a.stderr, diags)
+		return fmt.Errorf("extension %q does not load", ext)
+	}
+	defer x.rt.Close(ctx)
+	if !asJSON {
+		printDiagnostics(a.stderr, diags)
+	}
+	var t tool.Tool
+	for _, c := range x.Tools(root) {
+		if c.Name == name {
+			t = c
+		}
+	}
+	args, err := t.Prepare(json.RawMessage(rawArgs))
+	if err != nil {
+		return usagef("ext test: --args: %v", err)
+	}
+	var updates []string
+	call := func(record bool) tool.Result {
+		res, _ := t.Run(ctx, tool.Call{ID: "ext-test", Name: name, Args: args}, func(p tool.Result) {
+			if record {
+				updates = append(updates, p.Text())
+			}
+		})
+		return res
+	}
+	start := time.Now()
+	res := call(true)
+	first := time.Since(start)
+	logMu.Lock()
+	callLogs := logs
+	logs = nil
+	logMu.Unlock()
+	start = time.Now()
+	call(false)
+	warm := time.Since(start)
+
+	if asJSON {
+		out := extToolJSON{Extension: ext, Tool: name, Result: res, Updates: updates, FirstCallMs: ms(first), WarmCallMs: ms(warm), Granted: x.Granted(), Logs: callLogs}
+		if out.Updates == nil {
+			out.Updates = []string{}
+		}
+		if out.Logs == nil {
+			out.Logs = []string{}
+		}
+		if err := writeJSON(a.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		for _, l := range callLogs {
+			fmt.Fprintln(a.stderr, esc(l))
+		}
+		for _, u := range updates {
+			fmt.Fprintf(a.stderr, "update: %s\n", esc(u))
+		}
+		if err := writeJSON(a.displayWriter(), res); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s tool %s: first call %s, warm call %s\n", ext, name, fmtDur(first), fmtDur(warm))
+	}
+	if res.IsError {
+		return fmt.Errorf("tool %s returned an error result", name)
+	}
+	return nil
 }

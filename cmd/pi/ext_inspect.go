@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -25,6 +26,7 @@ type inspectJSON struct {
 	SHA256    string            `json:"sha256"`
 	Hooks     []string          `json:"hooks"`
 	Commands  []abi.CommandInfo `json:"commands"`
+	Tools     []inspectTool     `json:"tools"`
 	Requested abi.Capabilities  `json:"requested"`
 	Limits    abi.Limits        `json:"limits"`
 	Failure   string            `json:"failure"`
@@ -59,6 +61,7 @@ func (a *app) cmdExtInspect(ctx context.Context, args []string) error {
 	if out.Hooks == nil {
 		out.Hooks = []string{}
 	}
+	out.Tools = inspectTools(pkg)
 
 	// Compile twice with a private cache: the first figure is a real cold
 	// compile, the second the warm path through the on-disk cache.
@@ -182,6 +185,16 @@ func printInspect(a *app, r inspectJSON) error {
 	fmt.Fprintf(tw, "sha256\t%s\n", r.SHA256)
 	fmt.Fprintf(tw, "hooks\t%s\n", orDash(strings.Join(escAll(r.Hooks), ", ")))
 	fmt.Fprintf(tw, "commands\t%s\n", commandNames(r.Commands))
+	if len(r.Tools) == 0 {
+		fmt.Fprintf(tw, "tools\t-\n")
+	}
+	for i, t := range r.Tools {
+		label := ""
+		if i == 0 {
+			label = "tools"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", label, t.describe())
+	}
 	fmt.Fprintf(tw, "requests\t%s\n", capsText(r.Requested))
 	fmt.Fprintf(tw, "limits\ttimeout %dms, memory %d MiB, output %d KiB per call\n", r.Limits.TimeoutMs, r.Limits.MemoryMiB, r.Limits.OutputKiB)
 	fmt.Fprintf(tw, "on failure\t%s\n", esc(r.Failure))
@@ -200,3 +213,63 @@ func printInspect(a *app, r inspectJSON) error {
 }
 
 func msDur(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+// inspectTool is a declared tool as inspect reports it: what the model is
+// sent, straight from the manifest (the module is not asked).
+type inspectTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Snippet     string          `json:"snippet,omitempty"`
+	Guidelines  []string        `json:"guidelines,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Mode        string          `json:"mode"`
+	Hints       abi.ToolHints   `json:"hints"`
+}
+
+func inspectTools(pkg *host.Package) []inspectTool {
+	out := []inspectTool{}
+	for _, t := range pkg.ToolSpecs() {
+		mode := t.Mode
+		if mode == "" {
+			mode = abi.ToolParallel
+		}
+		out = append(out, inspectTool{Name: t.Name, Description: t.Description, Snippet: t.Snippet, Guidelines: t.Guidelines,
+			Parameters: t.Schema, Mode: mode, Hints: t.Hints})
+	}
+	return out
+}
+
+// describe is the tool's line in the text report: name, parameters,
+// mode and hints, then the snippet.
+func (t inspectTool) describe() string {
+	var params []string
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(t.Parameters, &schema)
+	for p := range schema.Properties {
+		params = append(params, p)
+	}
+	sort.Strings(params)
+	var notes []string
+	if t.Mode == abi.ToolSequential {
+		notes = append(notes, "sequential")
+	}
+	if t.Hints.ReadOnly {
+		notes = append(notes, "read-only")
+	}
+	if t.Hints.Destructive {
+		notes = append(notes, "destructive")
+	}
+	if t.Hints.OpenWorld {
+		notes = append(notes, "open-world")
+	}
+	s := fmt.Sprintf("%s(%s)", t.Name, strings.Join(params, ", "))
+	if len(notes) > 0 {
+		s += " [" + strings.Join(notes, ", ") + "]"
+	}
+	if t.Snippet != "" {
+		s += ": " + t.Snippet
+	}
+	return esc(s)
+}

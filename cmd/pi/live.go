@@ -164,7 +164,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	for _, e := range rerrs {
 		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
 	}
-	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths, Asker: asker, Next: session.NewExtensionHooks(w.ext.dispatcher),
+	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths, Asker: asker, Next: session.NewExtensionHooks(w.ext.dispatcher, w.loaded.Cwd),
 		Record: func(d session.Decision) error {
 			// The decision goes to the session in use now (a session can
 			// be switched between runs).

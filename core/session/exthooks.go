@@ -19,16 +19,18 @@ import (
 // dispatcher.
 type ExtensionHooks struct {
 	Dispatcher *hooks.Dispatcher
-	turn       atomic.Int64
+	// Cwd is the session's working directory, told to tool_call hooks.
+	Cwd  string
+	turn atomic.Int64
 }
 
 // NewExtensionHooks returns the loop hooks of d, or nil when no extension
 // declares one (the loop then skips the work of building events).
-func NewExtensionHooks(d *hooks.Dispatcher) agent.Hooks {
+func NewExtensionHooks(d *hooks.Dispatcher, cwd string) agent.Hooks {
 	if d == nil || !d.HasToolHooks() {
 		return nil
 	}
-	return &ExtensionHooks{Dispatcher: d}
+	return &ExtensionHooks{Dispatcher: d, Cwd: cwd}
 }
 
 // ToolCall asks the tool_call chain. Replaced arguments are checked
@@ -39,7 +41,7 @@ func (x *ExtensionHooks) ToolCall(ctx context.Context, t tool.Tool, call tool.Ca
 	if err != nil {
 		return agent.Verdict{}, fmt.Errorf("encode the arguments for the extensions: %w", err)
 	}
-	ev := abi.ToolCallEvent{ToolName: t.Name, Source: t.Source, Input: in}
+	ev := abi.ToolCallEvent{ToolName: t.Name, Source: t.Source, Input: in, Cwd: x.Cwd}
 	validate := func(raw json.RawMessage) (json.RawMessage, error) {
 		args, err := t.Prepare(raw)
 		if err != nil {

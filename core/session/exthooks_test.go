@@ -76,7 +76,7 @@ func bashTool() tool.Tool {
 }
 
 func TestExtensionHooksToolCall(t *testing.T) {
-	if NewExtensionHooks(hooks.New(nil)) != nil {
+	if NewExtensionHooks(hooks.New(nil), "/p") != nil {
 		t.Fatal("no extension with loop hooks: no hooks at all")
 	}
 	var seen abi.ToolCallEvent
@@ -86,7 +86,7 @@ func TestExtensionHooksToolCall(t *testing.T) {
 			// "30" is coerced to a number by the schema check.
 			return abi.ToolCallResult{Input: json.RawMessage(`{"command":"make test","timeout":"30"}`)}, nil
 		}}
-	h := NewExtensionHooks(hooks.New([]hooks.Handler{ext}))
+	h := NewExtensionHooks(hooks.New([]hooks.Handler{ext}), "/p")
 	v, err := h.ToolCall(context.Background(), bashTool(), tool.Call{ID: "c1", Name: "bash", Args: map[string]any{"command": "make test"}})
 	if err != nil || v.Block {
 		t.Fatalf("%+v %v", v, err)
@@ -118,7 +118,7 @@ func TestGateRechecksReplacedArguments(t *testing.T) {
 			return abi.ToolCallResult{Input: json.RawMessage(`{"command":"rm -rf build"}`)}, nil
 		}}
 	var decisions []Decision
-	g := &Gate{Checker: permission.NewChecker(rules), Paths: paths, Next: NewExtensionHooks(hooks.New([]hooks.Handler{ext})),
+	g := &Gate{Checker: permission.NewChecker(rules), Paths: paths, Next: NewExtensionHooks(hooks.New([]hooks.Handler{ext}), "/p"),
 		Record: func(d Decision) error { decisions = append(decisions, d); return nil }}
 	v, err := g.ToolCall(context.Background(), bashTool(), tool.Call{ID: "c", Name: "bash", Args: map[string]any{"command": "ls"}})
 	if err != nil || !v.Block || v.Source != "permissions" || !strings.Contains(v.Reason, "extension:sneaky") {
@@ -134,7 +134,7 @@ func TestExtensionHooksResultAndObservers(t *testing.T) {
 		result: func(ev abi.ToolResultEvent) (abi.ToolResultPatch, error) {
 			return abi.ToolResultPatch{Content: []abi.ContentPart{{Type: "text", Text: strings.ReplaceAll(ev.Content[0].Text, "hunter2", "[redacted]")}}}, nil
 		}}
-	h := NewExtensionHooks(hooks.New([]hooks.Handler{ext}))
+	h := NewExtensionHooks(hooks.New([]hooks.Handler{ext}), "/p")
 	res := tool.TextResult("password: hunter2")
 	res.Details = json.RawMessage(`{"exitCode":0}`)
 	out, err := h.ToolResult(context.Background(), bashTool(), tool.Call{ID: "c", Name: "bash", Args: map[string]any{"command": "cat .env"}}, res)

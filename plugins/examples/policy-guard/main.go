@@ -1,7 +1,5 @@
-//go:build wasip1
-
 // policy-guard keeps a `policy` section in the prompt, whatever later
-// extensions do to it.
+// extensions do to it, and refuses tool calls the team's policy forbids.
 package main
 
 import (
@@ -12,8 +10,9 @@ import (
 )
 
 type config struct {
-	Text  string  `json:"text"`
-	Order float64 `json:"order"`
+	Text  string     `json:"text"`
+	Order float64    `json:"order"`
+	Tools ToolPolicy `json:"tools"`
 }
 
 var cfg *config // decoded on the first call, kept for the instance's life
@@ -61,6 +60,18 @@ func init() {
 		}
 		r.SetSection("policy", c.Text, sdk.Order(c.Order))
 		return nil
+	})
+	// The failure policy is abort, so an error here (or a crash) blocks
+	// the call: the policy fails closed.
+	sdk.OnToolCall(func(ev *abi.ToolCallEvent) (abi.ToolCallResult, error) {
+		c, err := load()
+		if err != nil {
+			return abi.ToolCallResult{}, err
+		}
+		if reason := c.Tools.Check(ev.ToolName, ev.Input, ev.Cwd); reason != "" {
+			return sdk.Block(reason), nil
+		}
+		return sdk.Allow(), nil
 	})
 }
 

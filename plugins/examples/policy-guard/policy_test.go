@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestToolPolicy(t *testing.T) {
+	p := ToolPolicy{ForbiddenPaths: []string{".env", ".env.*", "secrets/**", ".github/workflows/*"}}
+	cwd := "/work/app"
+	cases := []struct {
+		tool, arg, refuse string // refuse: a word the reason must contain; "" lets the call go on
+	}{
+		{"bash", "rm -rf build dist", ""},
+		{"bash", "rm -rf ./node_modules/.cache", ""},
+		{"bash", "rm -r /tmp/scratch", "/tmp/scratch"},
+		{"bash", "rm -rf ~", "~"},
+		{"bash", "rm -fr ~/projects", "~/projects"},
+		{"bash", `rm -rf "$HOME/.config"`, "$HOME"},
+		{"bash", "rm --recursive --force ../other", "../other"},
+		{"bash", "rm -rf build/../../x", "build/../../x"},
+		{"bash", "rm -f /tmp/one-file", ""},
+		{"bash", "cd /tmp && sudo rm -Rf /var/lib/x", "/var/lib/x"},
+		{"bash", "find . -name '*.o' | xargs rm -rf /etc", "/etc"},
+		{"bash", "echo 'rm -rf /' > notes.txt", ""},
+		{"bash", "(cd sub; rm -rf /opt/thing)", "/opt/thing"},
+		{"bash", "rm -rf /work/app/tmp", ""},
+		{"bash", "git push origin main", ""},
+		{"bash", "git push --force origin main", "force"},
+		{"bash", "git push -fu origin feature", "force"},
+		{"bash", "git -C repo push --force-with-lease", "force"},
+		{"bash", "git push origin +main", "force"},
+		{"bash", "git push origin HEAD:+refs/heads/main", "force"},
+		{"bash", "git commit -m 'do not --force'", ""},
+		{"bash", "echo KEY=1 > .env", ".env"},
+		{"bash", "echo KEY=1 >>.env.local", ".env"},
+		{"bash", "cat x | tee secrets/prod.json", "secrets/**"},
+		{"bash", "echo ok > out.txt 2>&1", ""},
+		{"write", ".env", ".env"},
+		{"write", "/work/app/secrets/a/b.key", "secrets/**"},
+		{"edit", ".github/workflows/ci.yml", "workflows"},
+		{"write", "src/main.go", ""},
+		{"write", "/elsewhere/.env", ""},
+		{"read", ".env", ""},
+	}
+	for _, c := range cases {
+		key := "path"
+		if c.tool == "bash" {
+			key = "command"
+		}
+		in, _ := json.Marshal(map[string]string{key: c.arg})
+		got := p.Check(c.tool, in, cwd)
+		switch {
+		case c.refuse == "" && got != "":
+			t.Errorf("%s %q: refused (%s), want allowed", c.tool, c.arg, got)
+		case c.refuse != "" && !strings.Contains(got, c.refuse):
+			t.Errorf("%s %q: got %q, want a refusal mentioning %q", c.tool, c.arg, got, c.refuse)
+		}
+	}
+	open := ToolPolicy{AllowRecursiveDeleteOutside: true, AllowForcePush: true}
+	for _, cmd := range []string{"rm -rf /tmp/x", "git push -f"} {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		if got := open.Check("bash", in, cwd); got != "" {
+			t.Errorf("%q with the switches on: %s", cmd, got)
+		}
+	}
+}
+
+func FuzzCommands(f *testing.F) {
+	f.Add(`rm -rf "a b" 'c' \d; git push -f | tee x > y && $(echo) ` + "`z`")
+	f.Fuzz(func(t *testing.T, s string) {
+		in, _ := json.Marshal(map[string]string{"command": s})
+		_ = ToolPolicy{ForbiddenPaths: []string{"**"}}.Check("bash", in, "/w")
+	})
+}
