@@ -215,3 +215,19 @@ type Observed struct{}
 
 // AppendJSON appends {}.
 func (Observed) AppendJSON(b []byte) ([]byte, error) { return append(b, '{', '}'), nil }
+
+// StringField returns the string value of key in the JSON object raw, and
+// whether there is one. It decodes only that value (other values are
+// skipped without being built), which inside a guest is far cheaper than
+// decoding the object: a tool_call policy usually reads one argument.
+func StringField(raw []byte, key string) (string, bool) {
+	d := decoder{b: raw}
+	for more := d.objectStart(); more; more = d.objectNext() {
+		if string(d.key()) == key && d.peek() == '"' {
+			s := d.str()
+			return s, d.err == nil
+		}
+		d.skip()
+	}
+	return "", false
+}

@@ -167,3 +167,18 @@ func TestLoopHookExports(t *testing.T) {
 		}
 	}
 }
+
+func TestStringField(t *testing.T) {
+	raw := []byte(`{"a":{"command":"nested"},"n":1,"command":"ls \"x\"","path":5}`)
+	if s, ok := StringField(raw, "command"); !ok || s != `ls "x"` {
+		t.Errorf("command: %q %v", s, ok)
+	}
+	for _, k := range []string{"path", "missing", "n"} {
+		if s, ok := StringField(raw, k); ok {
+			t.Errorf("%s: want no string, got %q", k, s)
+		}
+	}
+	if _, ok := StringField([]byte(`[1]`), "a"); ok {
+		t.Error("not an object")
+	}
+}

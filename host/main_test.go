@@ -45,14 +45,15 @@ func (l *logSink) has(s string) bool {
 
 // guests maps a fixture name to its source package (relative to host/).
 var guests = map[string]string{
-	"hostile":      "./testdata/guests/hostile",
-	"sdkguest":     "./testdata/guests/sdkguest",
-	"nothing":      "./testdata/guests/nothing",
-	"team-section": "../plugins/examples/team-section",
-	"policy-guard": "../plugins/examples/policy-guard",
-	"yes-no":       "../plugins/examples/yes-no",
-	"standup":      "../plugins/examples/standup",
-	"git-branch":   "../plugins/examples/git-branch",
+	"hostile":        "./testdata/guests/hostile",
+	"sdkguest":       "./testdata/guests/sdkguest",
+	"nothing":        "./testdata/guests/nothing",
+	"team-section":   "../plugins/examples/team-section",
+	"policy-guard":   "../plugins/examples/policy-guard",
+	"yes-no":         "../plugins/examples/yes-no",
+	"standup":        "../plugins/examples/standup",
+	"git-branch":     "../plugins/examples/git-branch",
+	"redact-secrets": "../plugins/examples/redact-secrets",
 }
 
 func TestMain(m *testing.M) {

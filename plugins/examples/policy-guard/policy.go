@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"strings"
@@ -33,11 +34,14 @@ func (p ToolPolicy) Check(tool string, input json.RawMessage, cwd string) string
 	if cwd == "" {
 		cwd = "/"
 	}
-	var args map[string]any
-	if json.Unmarshal(input, &args) != nil {
+	// pi sends the validated arguments, always an object; anything else
+	// is refused rather than guessed at.
+	if t := bytes.TrimSpace(input); len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
 		return "the call's arguments could not be read, so they could not be checked"
 	}
-	str := func(k string) string { s, _ := args[k].(string); return s }
+	// One argument is read, without decoding the rest: this runs on every
+	// call.
+	str := func(k string) string { s, _ := abi.StringField(input, k); return s }
 	switch tool {
 	case "write", "edit":
 		if g := p.forbidden(str("path"), cwd); g != "" {

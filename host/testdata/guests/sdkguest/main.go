@@ -90,6 +90,17 @@ func init() {
 	sdk.Command("echo", func(ev *abi.CommandEvent) (abi.CommandResult, error) {
 		return abi.CommandResult{Show: ev.Args}, nil
 	})
+	// The smallest policy: the cost of a tool_call hook itself.
+	sdk.OnToolCall(func(ev *abi.ToolCallEvent) (abi.ToolCallResult, error) {
+		if ev.ToolName == "never" {
+			return sdk.Block("never"), nil
+		}
+		return sdk.Allow(), nil
+	})
+	// The smallest tool: the cost of an extension tool's round trip.
+	sdk.Tool("echo", func(ev *abi.ToolEvent) (abi.ToolResult, error) {
+		return sdk.TextResult(sdk.StringArg(ev.Input, "text")), nil
+	})
 }
 
 func main() {}
