@@ -228,7 +228,7 @@ func coveredBy(c Command, rules []Rule, tool string) (*Rule, bool) {
 			return r, true
 		}
 		for _, in := range c.Inner {
-			if !in.Privileged && !in.Dynamic && r.matchWords(in.Words) {
+			if !in.Privileged && !in.Dynamic && !in.CheckOnly && r.matchWords(in.Words) {
 				return r, true
 			}
 		}

@@ -51,3 +51,37 @@ func TestAskAdviceIsOneThatWorks(t *testing.T) {
 		t.Errorf("default ask, no asker: %+v", d)
 	}
 }
+
+// TestGitGlobalOptionsDoNotHideTheSubcommand: git's global options before
+// the subcommand do not slip a command past deny and ask rules written for
+// the subcommand, and do not let an allow rule cover more than it says.
+func TestGitGlobalOptionsDoNotHideTheSubcommand(t *testing.T) {
+	c := NewChecker(mustRules(t, []string{"bash(git log:*)"}, []string{"bash(git push:*)"}, []string{"bash(git reset --hard:*)"}))
+	for _, tt := range []struct {
+		cmd  string
+		want Outcome
+	}{
+		{"git push", Ask},
+		{"git -C . push origin main", Ask},
+		{"git -c user.name=x --no-pager push", Ask},
+		{"git --git-dir=.git push", Ask},
+		{"sudo git -C /srv/repo push", Ask},
+		{"git -C sub reset --hard HEAD~1", Deny},
+		{"git log --oneline", Allow},
+		{"git -C . status", Allow}, // the default: no rule applies
+	} {
+		if got := c.Check(Request{Tool: "bash", Command: tt.cmd}); got.Outcome != tt.want {
+			t.Errorf("%q: %s (%s), want %s", tt.cmd, got.Outcome, got.Reason, tt.want)
+		}
+	}
+	// An allow rule for git log does not cover git log behind -c, which can
+	// change what runs (core.pager): it falls to the default, not the rule.
+	strict := NewChecker(mustRules(t, []string{"bash(git log:*)"}, nil, nil))
+	strict.Default = func(Request) Outcome { return Ask }
+	if got := strict.Check(Request{Tool: "bash", Command: "git -c core.pager=sh log"}); got.Outcome != Ask {
+		t.Errorf("git -c ... log allowed by bash(git log:*): %+v", got)
+	}
+	if got := strict.Check(Request{Tool: "bash", Command: "git log -1"}); got.Outcome != Allow {
+		t.Errorf("git log: %+v", got)
+	}
+}

@@ -26,6 +26,11 @@ type Inner struct {
 	Words      []string
 	Privileged bool
 	Dynamic    bool
+	// CheckOnly marks a normal form that deny and ask rules see but allow
+	// rules do not: git with its global options taken out ("git -C dir
+	// push" is also "git push"), since options such as -c can change what
+	// the command runs.
+	CheckOnly bool
 }
 
 // maxDepth bounds recursion into bash -c and eval strings.
@@ -207,6 +212,9 @@ func unwrap(words []string, lit []bool) []Inner {
 		name := base(words[0])
 		w, ok := wrappers[name]
 		if !ok {
+			if g := gitWithoutGlobals(words); g != nil {
+				out = append(out, Inner{Words: g, Privileged: privileged, CheckOnly: true})
+			}
 			return out
 		}
 		if name == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V") {
@@ -280,4 +288,32 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// gitValueOpts are git's global options that take the next word as value.
+var gitValueOpts = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--list-cmds", "--attr-source"}
+
+// gitWithoutGlobals returns "git SUBCOMMAND ARGS..." for a git command
+// with global options before its subcommand (git -C dir push, git -c k=v
+// --no-pager push), so a rule written for git push sees it; nil when there
+// are none.
+func gitWithoutGlobals(words []string) []string {
+	if len(words) < 2 || base(words[0]) != "git" {
+		return nil
+	}
+	i := 1
+	for i < len(words) {
+		a := words[i]
+		if a == "" || a[0] != '-' {
+			break
+		}
+		i++
+		if contains(gitValueOpts, a) {
+			i++
+		}
+	}
+	if i == 1 || i >= len(words) {
+		return nil
+	}
+	return append([]string{words[0]}, words[i:]...)
 }
