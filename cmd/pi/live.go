@@ -206,24 +206,46 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 }
 
 // sessionRoute is the route for a continued session (-c, -r, --session):
-// with no model named, it goes on with the model the session last used,
-// as the established harness does: its last model_change entry or
-// assistant message on the active branch. A model that is no longer
-// configured leaves the usual choice, def.
+// with no model named, it goes on with the model and thinking level the
+// session last used, as the established harness does: its last
+// model_change entry or assistant message, and its last
+// thinking_level_change entry, on the active branch. A model that is no
+// longer configured leaves the usual choice, def.
 func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript, def provider.Route) provider.Route {
 	if r.model != "" || r.provider != "" {
 		return def
 	}
+	rr := *r
 	prov, model := lastModel(tr.Branch())
-	if model == "" || (prov == def.Provider && model == def.ModelID) {
+	if model != "" {
+		rr.provider, rr.model = prov, model
+	}
+	if r.thinking == "" {
+		rr.thinking = lastThinking(tr.Branch())
+	}
+	if rr.model == "" && rr.thinking == "" {
 		return def
 	}
-	rr := *r
-	rr.provider, rr.model = prov, model
 	if route, err := a.route(agentDir, &rr); err == nil {
 		return route
 	}
 	return def
+}
+
+// lastThinking is the thinking level of a session's last
+// thinking_level_change entry, or "".
+func lastThinking(branch []session.Entry) string {
+	for i := len(branch) - 1; i >= 0; i-- {
+		if e := branch[i]; e.Type == "thinking_level_change" && e.Raw != nil {
+			var tc struct {
+				ThinkingLevel string `json:"thinkingLevel"`
+			}
+			if json.Unmarshal(e.Raw, &tc) == nil && tc.ThinkingLevel != "" {
+				return tc.ThinkingLevel
+			}
+		}
+	}
+	return ""
 }
 
 // lastModel is the provider and model a session last used: the newest

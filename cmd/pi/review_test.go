@@ -268,3 +268,43 @@ func TestContinueKeepsTheSessionsModel(t *testing.T) {
 		t.Errorf("--session on a file whose model_change names m2 used %s", m)
 	}
 }
+
+// TestContinueKeepsTheSessionsThinkingLevel: a session whose last
+// thinking_level_change (as the established harness writes it) says high
+// goes on at high when no --thinking is given; --thinking still wins.
+func TestContinueKeepsTheSessionsThinkingLevel(t *testing.T) {
+	c := newCLI(t)
+	s := &scripted.Server{Fallback: "ok"}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"m1","reasoning":true}]}}}`})
+	proj := t.TempDir()
+	dir := t.TempDir()
+	peer := filepath.Join(dir, "peer.jsonl")
+	writeFiles(t, dir, map[string]string{"peer.jsonl": `{"type":"session","version":3,"id":"01a22f2a-64fe-7014-9bdb-6f271a41aab2","timestamp":"2026-12-01T01:13:57.257Z","cwd":"` + proj + `"}
+{"type":"model_change","id":"19ec1d49","parentId":null,"timestamp":"2026-12-01T01:13:57.824Z","provider":"mock","modelId":"m1"}
+{"type":"thinking_level_change","id":"eff83024","parentId":"19ec1d49","timestamp":"2026-12-01T01:13:57.825Z","thinkingLevel":"high"}
+`})
+	effort := func() string {
+		reqs := s.Requests()
+		var body struct {
+			ReasoningEffort string `json:"reasoning_effort"`
+		}
+		json.Unmarshal(reqs[len(reqs)-1], &body)
+		return body.ReasoningEffort
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p", "--session", peer, "one"}, "high"},
+		{[]string{"-p", "--session", peer, "--thinking", "low", "two"}, "low"},
+	} {
+		if out, errs, code := c.run(append([]string{"--cwd", proj}, tc.args...)...); code != 0 {
+			t.Fatalf("%v: exit %d %q\nstderr: %s", tc.args, code, out, errs)
+		}
+		if got := effort(); got != tc.want {
+			t.Errorf("%v: reasoning_effort %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
