@@ -392,9 +392,28 @@ func (d *decoder) str() string {
 		i++
 	}
 	d.i = i
-	// slow path: escapes
+	// slow path: escapes. The plain runs between them are still found
+	// eight bytes at a time and copied whole: command output is full of
+	// tabs and newlines, and a byte-at-a-time copy after the first one cost
+	// about 0.3 µs a byte inside a guest.
 	buf := append([]byte(nil), d.b[start:d.i]...)
 	for d.i < len(d.b) {
+		j := d.i
+		for j < len(b) {
+			if j+8 <= len(b) && !special(load64(b, j), false) {
+				j += 8
+				continue
+			}
+			if c := b[j]; c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			j++
+		}
+		buf = append(buf, b[d.i:j]...)
+		d.i = j
+		if d.i >= len(b) {
+			break
+		}
 		c := d.b[d.i]
 		switch {
 		case c == '"':
@@ -403,10 +422,6 @@ func (d *decoder) str() string {
 		case c < 0x20:
 			d.fail("control character in string")
 			return ""
-		case c != '\\':
-			buf = append(buf, c)
-			d.i++
-			continue
 		}
 		d.i++
 		if d.i >= len(d.b) {

@@ -182,3 +182,22 @@ func TestStringField(t *testing.T) {
 		t.Error("not an object")
 	}
 }
+
+// Strings with escapes all through them (command output: tabs, newlines,
+// quotes, \u sequences) decode as encoding/json decodes them.
+func TestCodecEscapedRuns(t *testing.T) {
+	text := strings.Repeat("ok  \tgithub.com/x\t0.4s\n\"q\" \\ é \u2028 \x01", 200)
+	raw, _ := json.Marshal(ToolResultEvent{ToolName: "bash", Content: []ContentPart{{Type: "text", Text: text}}})
+	var fast ToolResultEvent
+	if err := fast.DecodeJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(fast.Content) != 1 || fast.Content[0].Text != text {
+		t.Fatalf("decoded text differs (%d bytes, want %d)", len(fast.Content[0].Text), len(text))
+	}
+	for _, bad := range []string{`{"content":[{"text":"a\tb` + "\x01" + `"}]}`, `{"content":[{"text":"a\\tb`} {
+		if (&ToolResultEvent{}).DecodeJSON([]byte(bad)) == nil {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}

@@ -213,3 +213,28 @@ func TestExtensionToolClashIsRefused(t *testing.T) {
 }
 
 func textOf(m prompt.Message) string { return m.Content.Text() }
+
+// Extension tools are on by default and follow -t like any tool.
+func TestExtensionToolsFollowToolSelection(t *testing.T) {
+	c := newCLI(t)
+	dir := examplePlugin(t, "team-glossary")
+	base := []string{"prompt", "--cwd", t.TempDir(), "--no-extensions", "-e", dir}
+	for _, tc := range []struct {
+		flags  []string
+		listed bool
+	}{
+		{nil, true},
+		{[]string{"-t", "read,glossary"}, true},
+		{[]string{"-t", "read"}, false},
+		{[]string{"-t", "-glossary"}, false},
+		{[]string{"--no-builtin-tools"}, true},
+	} {
+		out, errs, code := c.run(append(append([]string{}, base...), tc.flags...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.flags, code, errs)
+		}
+		if got := strings.Contains(out, "look up the team's terms"); got != tc.listed {
+			t.Errorf("%v: glossary listed %v, want %v", tc.flags, got, tc.listed)
+		}
+	}
+}

@@ -11,13 +11,14 @@ import (
 type rule struct {
 	kind string
 	re   *regexp.Regexp
-	// keep is the number of leading submatch groups kept as written (a
-	// key name before the secret, say).
+	// keep says the first submatch (a key name before the secret, say)
+	// stays as written.
 	keep bool
 }
 
 // rules are checked in order; a private key block first, since the
-// other patterns could match inside one.
+// other patterns could match inside one. candidates knows each rule by
+// its index.
 var rules = []rule{
 	{kind: "private-key", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)`)},
 	{kind: "aws-access-key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
@@ -30,9 +31,13 @@ var rules = []rule{
 // Redact replaces every secret in s with mask and the secret's kind, and
 // reports how many it replaced.
 func Redact(s, mask string) (string, int) {
+	kinds := candidates(s)
+	if kinds == 0 {
+		return s, 0
+	}
 	n := 0
-	for _, r := range rules {
-		if !mayContain(s, r.kind) {
+	for i, r := range rules {
+		if kinds&(1<<i) == 0 {
 			continue
 		}
 		label := strings.TrimSuffix(mask, "]") + ":" + r.kind + "]"
@@ -51,23 +56,40 @@ func Redact(s, mask string) (string, int) {
 	return s, n
 }
 
-// mayContain is a cheap test that lets most outputs skip a rule's
-// regular expression, which inside the sandbox costs far more than a
-// substring search.
-func mayContain(s, kind string) bool {
-	switch kind {
-	case "private-key":
-		return strings.Contains(s, "PRIVATE KEY")
-	case "aws-access-key":
-		return strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") || strings.Contains(s, "ABIA") || strings.Contains(s, "ACCA")
-	case "aws-secret-key":
-		return strings.Contains(strings.ToLower(s), "secret")
-	case "github-token":
-		return strings.Contains(s, "gh") || strings.Contains(s, "github_pat_")
-	case "slack-token":
-		return strings.Contains(s, "xox")
-	case "openai-key":
-		return strings.Contains(s, "sk-")
+// candidates returns a bit per rule (in rules order) whose secret may be
+// in s, from one pass over its bytes: most outputs hold none, and inside
+// the sandbox a pass per kind, or a regular expression, costs far more
+// than on the host.
+func candidates(s string) uint {
+	var kinds uint
+	for i := 0; i+3 <= len(s); i++ {
+		switch s[i] {
+		case '-':
+			if strings.HasPrefix(s[i:], "-----BEGIN ") {
+				kinds |= 1 << 0
+			}
+		case 'A':
+			if t := s[i:]; strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") || strings.HasPrefix(t, "ABIA") || strings.HasPrefix(t, "ACCA") {
+				kinds |= 1 << 1
+			}
+			fallthrough
+		case 'a':
+			if len(s)-i >= 3 && (s[i+1]|0x20) == 'w' && (s[i+2]|0x20) == 's' {
+				kinds |= 1 << 2
+			}
+		case 'g':
+			if s[i+1] == 'h' || strings.HasPrefix(s[i:], "github_pat_") {
+				kinds |= 1 << 3
+			}
+		case 'x':
+			if s[i+1] == 'o' && s[i+2] == 'x' {
+				kinds |= 1 << 4
+			}
+		case 's':
+			if s[i+1] == 'k' && s[i+2] == '-' {
+				kinds |= 1 << 5
+			}
+		}
 	}
-	return true
+	return kinds
 }
