@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -236,13 +235,8 @@ func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript,
 // thinking_level_change entry, or "".
 func lastThinking(branch []session.Entry) string {
 	for i := len(branch) - 1; i >= 0; i-- {
-		if e := branch[i]; e.Type == "thinking_level_change" && e.Raw != nil {
-			var tc struct {
-				ThinkingLevel string `json:"thinkingLevel"`
-			}
-			if json.Unmarshal(e.Raw, &tc) == nil && tc.ThinkingLevel != "" {
-				return tc.ThinkingLevel
-			}
+		if e := branch[i]; e.Type == session.TypeThinkingChange && e.ThinkingLevel != "" {
+			return e.ThinkingLevel
 		}
 	}
 	return ""
@@ -258,14 +252,8 @@ func lastModel(branch []session.Entry) (prov, model string) {
 			if e.Message.Provider != "" && e.Message.Model != "" && e.Message.Provider != "replay" {
 				return e.Message.Provider, e.Message.Model
 			}
-		case e.Type == "model_change" && e.Raw != nil:
-			var mc struct {
-				Provider string `json:"provider"`
-				ModelID  string `json:"modelId"`
-			}
-			if json.Unmarshal(e.Raw, &mc) == nil && mc.Provider != "" && mc.ModelID != "" {
-				return mc.Provider, mc.ModelID
-			}
+		case e.Type == session.TypeModelChange && e.Provider != "" && e.ModelID != "":
+			return e.Provider, e.ModelID
 		}
 	}
 	return "", ""

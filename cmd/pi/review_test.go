@@ -308,3 +308,40 @@ func TestContinueKeepsTheSessionsThinkingLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionRecordsModelAndThinkingChanges: pi writes the established
+// harness's model_change and thinking_level_change entries when they
+// change (and only then), so -c, in either harness, goes on with them.
+func TestSessionRecordsModelAndThinkingChanges(t *testing.T) {
+	c := newCLI(t)
+	s := &scripted.Server{Fallback: "ok"}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"m1","reasoning":true},{"id":"m2","reasoning":true}]}}}`})
+	proj := t.TempDir()
+	for _, args := range [][]string{
+		{"-p", "--model", "mock/m2", "--thinking", "high", "one", "two"},
+		{"-p", "-c", "three"},
+	} {
+		if out, errs, code := c.run(append([]string{"--cwd", proj}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d %q\nstderr: %s", args, code, out, errs)
+		}
+	}
+	var body struct {
+		Model           string
+		ReasoningEffort string `json:"reasoning_effort"`
+	}
+	reqs := s.Requests()
+	json.Unmarshal(reqs[len(reqs)-1], &body)
+	if body.Model != "m2" || body.ReasoningEffort != "high" {
+		t.Errorf("-c sent model %q effort %q, want m2 high", body.Model, body.ReasoningEffort)
+	}
+	files, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "*.jsonl"))
+	data := readFile(t, files[0])
+	if n := strings.Count(data, `"type":"model_change"`); n != 1 || !strings.Contains(data, `"provider":"mock","modelId":"m2"`) {
+		t.Errorf("%d model_change entries (want one, for m2):\n%s", n, data)
+	}
+	if n := strings.Count(data, `"type":"thinking_level_change"`); n != 1 || !strings.Contains(data, `"thinkingLevel":"high"`) {
+		t.Errorf("%d thinking_level_change entries (want one, high)", n)
+	}
+}

@@ -237,6 +237,9 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 	if err := r.checkDeclared(p.Assembly); err != nil {
 		return prompt.Message{}, err
 	}
+	if err := r.recordRoute(tr); err != nil {
+		return prompt.Message{}, err
+	}
 	req := Entry{Type: TypeRequest, Route: r.Route.Provider + "/" + r.Route.ModelID, API: r.Route.API}
 	if p.Forced != nil {
 		req.Forced = p.Forced.Extension
@@ -516,4 +519,36 @@ func CloseDangling(tr *Transcript, now func() time.Time) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// recordRoute writes model_change and thinking_level_change entries when
+// the model or thinking level differs from what the branch last recorded,
+// as the established harness does, so a session continued by either
+// harness without naming a model goes on with this one.
+func (r *Runner) recordRoute(tr *Transcript) error {
+	if r.Route.API == "replay" || r.Route.Provider == "" || r.Route.ModelID == "" {
+		return nil
+	}
+	prov, model, level := "", "", ""
+	for _, e := range tr.Branch() {
+		switch e.Type {
+		case TypeModelChange:
+			prov, model = e.Provider, e.ModelID
+		case TypeThinkingChange:
+			level = e.ThinkingLevel
+		}
+	}
+	if prov != r.Route.Provider || model != r.Route.ModelID {
+		if err := tr.Append(Entry{Type: TypeModelChange, Provider: r.Route.Provider, ModelID: r.Route.ModelID}); err != nil {
+			return err
+		}
+	}
+	want := r.Route.Thinking
+	if want == "" {
+		want = "off"
+	}
+	if level != want {
+		return tr.Append(Entry{Type: TypeThinkingChange, ThinkingLevel: want})
+	}
+	return nil
 }

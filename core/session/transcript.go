@@ -36,6 +36,11 @@ const (
 	TypeRequest    = "request"    // a request was sent at this point
 	TypeError      = "error"      // a request failed
 	TypeDecision   = "decision"   // why a tool call ran or did not (permissions, extensions)
+	// The established harness's records of the model and thinking level in
+	// use, written when they change, so either harness continues a session
+	// with them.
+	TypeModelChange    = "model_change"
+	TypeThinkingChange = "thinking_level_change"
 )
 
 // customTypes maps pi's record kinds to the customType they are stored
@@ -86,6 +91,8 @@ type Entry struct {
 	// text of this request. The text itself is never stored, so a replay
 	// of a forced request shows the structured prompt instead.
 	Forced string
+	// TypeModelChange and TypeThinkingChange
+	Provider, ModelID, ThinkingLevel string
 
 	Raw json.RawMessage
 }
@@ -103,6 +110,10 @@ type wireEntry struct {
 	Content    *string         `json:"content,omitempty"`
 	Display    *bool           `json:"display,omitempty"`
 	Data       *wireData       `json:"data,omitempty"`
+	// model_change and thinking_level_change
+	Provider      string `json:"provider,omitempty"`
+	ModelID       string `json:"modelId,omitempty"`
+	ThinkingLevel string `json:"thinkingLevel,omitempty"`
 
 	// Version 1 fields, read only.
 	Text         string             `json:"text,omitempty"`
@@ -133,7 +144,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	}
 	*e = Entry{Type: w.Type, ID: w.ID, Time: w.Timestamp, Message: w.Message, Extension: w.Extension,
 		Text: w.Text, Commits: w.Commits, InHistory: w.InHistory, StartsSeries: w.StartsSeries,
-		Route: w.Route, API: w.API, Forced: w.Forced}
+		Route: w.Route, API: w.API, Forced: w.Forced, Provider: w.Provider, ModelID: w.ModelID, ThinkingLevel: w.ThinkingLevel}
 	if w.ParentID != nil {
 		e.ParentID = *w.ParentID
 	}
@@ -185,6 +196,10 @@ func (e Entry) wire() wireEntry {
 	case TypeDecision:
 		w.Type, w.CustomType = "custom", customTypes[e.Type]
 		w.Data = &wireData{Decision: e.Decision}
+	case TypeModelChange:
+		w.Provider, w.ModelID = e.Provider, e.ModelID
+	case TypeThinkingChange:
+		w.ThinkingLevel = e.ThinkingLevel
 	}
 	return w
 }
