@@ -35,6 +35,25 @@ func BenchmarkToolCallHook(b *testing.B) {
 	}
 }
 
+// BenchmarkToolCallHookMemo: the same with the on-disk memo store a run
+// uses: policy-guard is pure, so every verdict is looked up and stored
+// (the call history is part of the key, so within a session it misses).
+func BenchmarkToolCallHookMemo(b *testing.B) {
+	ctx := context.Background()
+	x := load(b, nil, examplePkg(b, "policy-guard"))[0]
+	store := NewDirStore(b.TempDir())
+	h := session.NewExtensionHooks(hooks.New([]hooks.Handler{Handler(x, store)}), "/work/app")
+	call := tool.Call{ID: "c1", Name: "bash", Args: map[string]any{"command": "go test ./... && git status"}}
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		v, err := h.ToolCall(ctx, benchBash, call)
+		if err != nil || v.Block {
+			b.Fatal(v, err)
+		}
+	}
+}
+
 // BenchmarkToolCallHookRaw: the same call straight on the extension (event
 // encode, guest decode and policy, envelope, host decode).
 func BenchmarkToolCallHookRaw(b *testing.B) {

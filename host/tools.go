@@ -118,9 +118,9 @@ func (e *Extension) RunTool(ctx context.Context, ev abi.ToolEvent, update func(s
 	if _, ok := e.pkg.Manifest.ToolFor(ev.ToolName); !ok {
 		return abi.ToolResult{}, e.callErr(hook, CauseUnavailable, fmt.Errorf("the manifest declares no tool %q", ev.ToolName))
 	}
-	in, err := json.Marshal(ev)
+	in, err := plainJSON(ev)
 	if err != nil {
-		return abi.ToolResult{}, e.callErr(hook, CauseUnavailable, fmt.Errorf("encoding event: %w", err))
+		return abi.ToolResult{}, e.callErr(hook, CauseUnavailable, err)
 	}
 	if update != nil {
 		ctx = context.WithValue(ctx, updateKey{}, update)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +38,7 @@ func NewExtensionHooks(d *hooks.Dispatcher, cwd string) agent.Hooks {
 // against the tool's schema before a later extension sees them; the loop
 // checks the final ones again.
 func (x *ExtensionHooks) ToolCall(ctx context.Context, t tool.Tool, call tool.Call) (agent.Verdict, error) {
-	in, err := json.Marshal(call.Args)
+	in, err := argsJSON(call.Args)
 	if err != nil {
 		return agent.Verdict{}, fmt.Errorf("encode the arguments for the extensions: %w", err)
 	}
@@ -68,7 +69,7 @@ func (x *ExtensionHooks) ToolCall(ctx context.Context, t tool.Tool, call tool.Ca
 // ToolResult passes the result through the tool_result chain. Details are
 // the tool's own and stay as they were.
 func (x *ExtensionHooks) ToolResult(ctx context.Context, t tool.Tool, call tool.Call, res tool.Result) (tool.Result, error) {
-	in, err := json.Marshal(call.Args)
+	in, err := argsJSON(call.Args)
 	if err != nil {
 		return res, fmt.Errorf("encode the arguments for the extensions: %w", err)
 	}
@@ -98,6 +99,19 @@ func (x *ExtensionHooks) AgentEnd(ctx context.Context, msgs []prompt.Message) {
 		ev.Messages = append(ev.Messages, rawJSON(m))
 	}
 	x.Dispatcher.AgentEnd(ctx, ev)
+}
+
+// argsJSON encodes a call's arguments as guests read them: without
+// encoding/json's HTML escaping, since commands are full of &, < and >
+// and each escape costs a guest's decoder a slow path.
+func argsJSON(args map[string]any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(args); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func rawJSON(v any) json.RawMessage {
