@@ -232,69 +232,101 @@ func unwrap(words []string) []string {
 // commands splits a script into simple commands of words: quotes are
 // honoured, and ; & | && || newlines, parentheses, braces, $( and
 // backquotes separate commands.
+//
+// It runs on every bash call inside the sandbox, where each allocation
+// costs microseconds, so a plain word is a slice of the script, only a
+// word with quotes or escapes is built, and the lists are reused from call
+// to call (a guest runs one call at a time). The result is valid until the
+// next call.
 func commands(script string) [][]string {
-	var out [][]string
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	endWord := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
+	cmdBuf = cmdBuf[:0]
+	wordBuf = wordBuf[:0]
+	cmdStart := 0
+	start, inWord, built := 0, false, false
+	endWord := func(i int) {
+		if !inWord {
+			return
+		}
+		if built {
+			wordBuf = append(wordBuf, string(scratch))
+		} else {
+			wordBuf = append(wordBuf, script[start:i])
+		}
+		inWord, built = false, false
+	}
+	endCmd := func(i int) {
+		endWord(i)
+		if len(wordBuf) > cmdStart {
+			cmdBuf = append(cmdBuf, wordBuf[cmdStart:len(wordBuf):len(wordBuf)])
+			cmdStart = len(wordBuf)
 		}
 	}
-	endCmd := func() {
-		endWord()
-		if len(words) > 0 {
-			out = append(out, words)
-			words = nil
+	// build switches the current word to the scratch buffer, holding what
+	// the word had up to i.
+	build := func(i int) {
+		if !built {
+			scratch = scratch[:0]
+			if inWord {
+				scratch = append(scratch, script[start:i]...)
+			}
+			built = true
 		}
+		inWord = true
 	}
 	for i := 0; i < len(script); i++ {
 		c := script[i]
 		switch {
 		case c == '\'':
-			inWord = true
+			build(i)
 			j := strings.IndexByte(script[i+1:], '\'')
 			if j < 0 {
-				cur.WriteString(script[i+1:])
+				scratch = append(scratch, script[i+1:]...)
 				i = len(script)
 				break
 			}
-			cur.WriteString(script[i+1 : i+1+j])
+			scratch = append(scratch, script[i+1:i+1+j]...)
 			i += j + 1
 		case c == '"':
-			inWord = true
+			build(i)
 			for i++; i < len(script) && script[i] != '"'; i++ {
 				if script[i] == '\\' && i+1 < len(script) {
 					i++
 				}
-				cur.WriteByte(script[i])
+				scratch = append(scratch, script[i])
 			}
 		case c == '\\' && i+1 < len(script):
-			inWord = true
+			build(i)
 			i++
 			if script[i] != '\n' {
-				cur.WriteByte(script[i])
+				scratch = append(scratch, script[i])
 			}
 		case c == ' ' || c == '\t':
-			endWord()
+			endWord(i)
 		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
-			endCmd()
+			endCmd(i)
 		case c == '$' && i+1 < len(script) && script[i+1] == '(':
-			endCmd()
+			endCmd(i)
 			i++
 		case c == '#' && !inWord:
 			for i < len(script) && script[i] != '\n' {
 				i++
 			}
-			endCmd()
+			endCmd(i)
 		default:
-			inWord = true
-			cur.WriteByte(c)
+			if !inWord {
+				inWord, start = true, i
+			}
+			if built {
+				scratch = append(scratch, c)
+			}
 		}
 	}
-	endCmd()
-	return out
+	endCmd(len(script))
+	return cmdBuf
 }
+
+var (
+	cmdBuf  [][]string
+	wordBuf []string
+	scratch []byte
+)
