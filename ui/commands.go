@@ -14,120 +14,110 @@ import (
 	"github.com/piwasm/pi/ui/render"
 )
 
-const helpText = `Keys: enter sends (while pi works: steers) · alt+enter queues a follow-up · shift+enter or ctrl+j adds a line
-esc aborts · ctrl+c clears the editor, twice quits · ctrl+o expands tool output · up/down browse history · tab completes
-/ completes commands, templates, skills (/skill:name) and extension commands · @ completes file paths
-!cmd runs a command and adds its output to the next message · !!cmd runs it without adding
-Commands: /help /model [name] /new /resume /session /reload /prompt /quit`
+func (m *Model) cmdHelp(string) tea.Cmd {
+	m.addNotice(helpText())
+	return m.flush()
+}
 
-// builtin runs a built-in command; ok is false for any other name (a
-// template, skill or extension command goes to the runtime).
-func (m *Model) builtin(name, args string) (tea.Cmd, bool) {
-	h := m.host
-	unavailable := func(what string) tea.Cmd {
-		m.addNotice(what + " is not available here")
+func (m *Model) cmdQuit(string) tea.Cmd { return m.quit() }
+
+func (m *Model) cmdSession(string) tea.Cmd {
+	st := m.rt.State()
+	path := st.SessionFile
+	if path == "" {
+		path = "(not saved: --no-session)"
+	}
+	m.addNotice(fmt.Sprintf("session %s\n%s\n%d messages", st.SessionID, path, st.MessageCount))
+	return m.flush()
+}
+
+func (m *Model) cmdNew(string) tea.Cmd {
+	if m.host.NewSession == nil {
+		return m.unavailable("/new")
+	}
+	if !m.idle("/new") {
 		return m.flush()
 	}
-	idle := func() bool {
-		if m.working {
-			m.addNotice(name + " needs the agent to be idle: wait, or press esc to abort")
-			return false
-		}
-		return true
+	if err := m.host.NewSession(); err != nil {
+		m.addNotice("✗ " + err.Error())
+	} else {
+		m.addNotice("new session: " + m.rt.State().SessionFile)
 	}
-	switch name {
-	case "/help":
-		m.addNotice(helpText)
-		return m.flush(), true
-	case "/quit", "/exit":
-		return m.quit(), true
-	case "/session":
-		st := m.rt.State()
-		path := st.SessionFile
-		if path == "" {
-			path = "(not saved: --no-session)"
-		}
-		m.addNotice(fmt.Sprintf("session %s\n%s\n%d messages", st.SessionID, path, st.MessageCount))
-		return m.flush(), true
-	case "/new":
-		if h.NewSession == nil {
-			return unavailable("/new"), true
-		}
-		if !idle() {
-			return m.flush(), true
-		}
-		if err := h.NewSession(); err != nil {
-			m.addNotice("✗ " + err.Error())
-		} else {
-			m.addNotice("new session: " + m.rt.State().SessionFile)
-		}
-		return m.flush(), true
-	case "/resume":
-		if h.Sessions == nil || h.OpenSession == nil {
-			return unavailable("/resume"), true
-		}
-		if !idle() {
-			return m.flush(), true
-		}
-		list, err := h.Sessions()
-		if err != nil || len(list) == 0 {
-			m.addNotice(fmt.Sprintf("no sessions to resume %v", errText(err)))
-			return m.flush(), true
-		}
-		m.dialog = resumeDialog(list)
-		return nil, true
-	case "/model":
-		if h.SetModel == nil {
-			return unavailable("/model"), true
-		}
-		if args != "" {
-			return m.setModel(args), true
-		}
-		if h.Models == nil {
-			return unavailable("the model list"), true
-		}
-		list, err := h.Models()
-		if err != nil || len(list) == 0 {
-			m.addNotice(fmt.Sprintf("no models configured %v", errText(err)))
-			return m.flush(), true
-		}
-		m.dialog = modelDialog(list)
-		return nil, true
-	case "/reload":
-		if h.Reload == nil {
-			return unavailable("/reload"), true
-		}
-		if !idle() {
-			return m.flush(), true
-		}
-		changes, err := h.Reload()
-		switch {
-		case err != nil:
-			m.addNotice("✗ reload: " + err.Error())
-		case len(changes) == 0:
-			m.addNotice("reloaded: nothing changed")
-		default:
-			m.addNotice("reloaded:\n" + strings.Join(changes, "\n"))
-		}
-		return m.flush(), true
-	case "/prompt":
-		if h.Sections == nil {
-			return unavailable("/prompt"), true
-		}
-		secs, err := h.Sections()
-		if err != nil {
-			m.addNotice("✗ " + err.Error())
-			return m.flush(), true
-		}
-		var b strings.Builder
-		b.WriteString("system prompt sections:")
-		for _, s := range secs {
-			fmt.Fprintf(&b, "\n%-22s %6d bytes  %s", s.Name, s.Bytes, s.Source)
-		}
-		m.addNotice(b.String())
-		return m.flush(), true
+	return m.flush()
+}
+
+func (m *Model) cmdResume(string) tea.Cmd {
+	h := m.host
+	if h.Sessions == nil || h.OpenSession == nil {
+		return m.unavailable("/resume")
 	}
-	return nil, false
+	if !m.idle("/resume") {
+		return m.flush()
+	}
+	list, err := h.Sessions()
+	if err != nil || len(list) == 0 {
+		m.addNotice(fmt.Sprintf("no sessions to resume %v", errText(err)))
+		return m.flush()
+	}
+	m.dialog = resumeDialog(list)
+	return nil
+}
+
+func (m *Model) cmdModel(args string) tea.Cmd {
+	h := m.host
+	if h.SetModel == nil {
+		return m.unavailable("/model")
+	}
+	if args != "" {
+		return m.setModel(args)
+	}
+	if h.Models == nil {
+		return m.unavailable("the model list")
+	}
+	list, err := h.Models()
+	if err != nil || len(list) == 0 {
+		m.addNotice(fmt.Sprintf("no models configured %v", errText(err)))
+		return m.flush()
+	}
+	m.dialog = modelDialog(list)
+	return nil
+}
+
+func (m *Model) cmdReload(string) tea.Cmd {
+	if m.host.Reload == nil {
+		return m.unavailable("/reload")
+	}
+	if !m.idle("/reload") {
+		return m.flush()
+	}
+	changes, err := m.host.Reload()
+	switch {
+	case err != nil:
+		m.addNotice("✗ reload: " + err.Error())
+	case len(changes) == 0:
+		m.addNotice("reloaded: nothing changed")
+	default:
+		m.addNotice("reloaded:\n" + strings.Join(changes, "\n"))
+	}
+	return m.flush()
+}
+
+func (m *Model) cmdPrompt(string) tea.Cmd {
+	if m.host.Sections == nil {
+		return m.unavailable("/prompt")
+	}
+	secs, err := m.host.Sections()
+	if err != nil {
+		m.addNotice("✗ " + err.Error())
+		return m.flush()
+	}
+	var b strings.Builder
+	b.WriteString("system prompt sections:")
+	for _, s := range secs {
+		fmt.Fprintf(&b, "\n%-22s %6d bytes  %s", s.Name, s.Bytes, s.Source)
+	}
+	m.addNotice(b.String())
+	return m.flush()
 }
 
 func errText(err error) string {
@@ -220,7 +210,7 @@ func (m *Model) complete() {
 }
 
 func (m *Model) commandItems() []item {
-	items := append([]item(nil), builtins...)
+	items := builtinItems()
 	for _, c := range m.rt.Commands() {
 		desc := c.Description
 		switch c.Source {

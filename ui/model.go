@@ -113,18 +113,6 @@ type item struct {
 	value, label, desc string
 }
 
-// builtins are the session's own commands.
-var builtins = []item{
-	{"/help", "/help", "show keys and commands"},
-	{"/model", "/model", "pick or set the model"},
-	{"/new", "/new", "start a new session"},
-	{"/resume", "/resume", "resume an earlier session"},
-	{"/session", "/session", "show the session file"},
-	{"/reload", "/reload", "re-read context files, prompts, skills, templates, settings, extensions"},
-	{"/prompt", "/prompt", "show the system prompt's sections and their sources"},
-	{"/quit", "/quit", "leave pi"},
-}
-
 // New builds the model. Run is the usual entry; tests and benchmarks use
 // New directly.
 func New(h Host) *Model {
@@ -365,7 +353,7 @@ func (m *Model) line(text string, b runtime.Behavior) tea.Cmd {
 		return m.runBash(strings.TrimSpace(text[1:]), true)
 	case strings.HasPrefix(text, "/"):
 		name, args, _ := strings.Cut(text, " ")
-		if cmd, ok := m.builtin(name, strings.TrimSpace(args)); ok {
+		if cmd, ok := m.slash(name, strings.TrimSpace(args)); ok {
 			return cmd
 		}
 	}
