@@ -311,11 +311,22 @@ func (m *Model) dialogKey(s string) tea.Cmd {
 	case "down", "right", "tab":
 		d.sel = (d.sel + 1) % len(d.options)
 		return nil
+	case "space", " ":
+		if d.checked != nil {
+			d.checked[d.sel] = !d.checked[d.sel]
+			return nil
+		}
 	case "enter":
 		m.dialog = nil
+		if d.checked != nil {
+			return d.done(m, d.checked)
+		}
 		return d.choose(m, d.sel)
 	case "esc", "ctrl+c":
 		m.dialog = nil
+		if d.checked != nil {
+			return nil
+		}
 		return d.choose(m, -1)
 	}
 	for i, o := range d.options {
@@ -339,6 +350,10 @@ type dialog struct {
 	options []option
 	sel     int
 	choose  func(m *Model, i int) tea.Cmd
+	// checked, when set, makes a list to tick: space toggles the
+	// selected option, enter calls done, esc closes without it.
+	checked []bool
+	done    func(m *Model, checked []bool) tea.Cmd
 }
 
 func (d *dialog) view(width int, st render.Styles) string {
@@ -357,6 +372,13 @@ func (d *dialog) view(width int, st render.Styles) string {
 		label := termtext.Escape(o.label)
 		if o.key != "" {
 			label = "[" + o.key + "] " + label
+		}
+		if d.checked != nil {
+			box := "[ ] "
+			if d.checked[i] {
+				box = "[x] "
+			}
+			label = box + label
 		}
 		line := mark + label
 		if i == d.sel {

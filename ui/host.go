@@ -46,6 +46,15 @@ type Host struct {
 	Models func() ([]string, error)
 	// SetModel switches to a model given as provider/id or id.
 	SetModel func(spec string) error
+	// ScopedModels are the models ctrl+p cycles through (--models,
+	// enabledModels); empty means every configured model.
+	ScopedModels func() ([]string, error)
+	// Clipboard puts text on the system clipboard; /copy also sends it
+	// through the terminal (OSC 52) either way.
+	Clipboard func(text string) error
+	// ExternalEditor is the externalEditor setting (ctrl+g); $VISUAL and
+	// $EDITOR come after it.
+	ExternalEditor string
 	// Sections are the system prompt's sections with their sources.
 	Sections func() ([]Section, error)
 	// Trust, when set, is asked first: the project has local resources

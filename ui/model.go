@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"time"
 
@@ -104,6 +105,9 @@ type Model struct {
 	quitting bool
 	nextBash int
 	initial  []session.Input
+	// scoped is the ctrl+p cycle chosen with /scoped-models (nil: the
+	// host's scope).
+	scoped []string
 	// send delivers a message from another goroutine (set by Run).
 	send func(tea.Msg)
 }
@@ -189,6 +193,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case bashMsg:
 		return m, m.bashUpdate(msg)
+	case editedMsg:
+		return m, m.edited(msg)
 	case noticeMsg:
 		m.addNotice(string(msg))
 		return m, m.flush()
@@ -258,6 +264,24 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
+	case "ctrl+t":
+		return m.toggleThinking()
+	case "shift+tab":
+		if len(m.menu) == 0 {
+			return m.cycleThinking()
+		}
+	case "ctrl+p":
+		return m.cycleModel(1)
+	case "ctrl+shift+p", "shift+ctrl+p":
+		return m.cycleModel(-1)
+	case "ctrl+l":
+		return m.cmdModel("")
+	case "ctrl+g":
+		return m.externalEditor()
+	case "ctrl+z":
+		if goruntime.GOOS != "windows" {
+			return tea.Suspend
+		}
 	case "tab":
 		if len(m.menu) > 0 {
 			m.accept()

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/atotto/clipboard"
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
@@ -89,9 +90,25 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			if r.apiKey != "" {
 				route.APIKey = r.apiKey
 			}
+			if route.Thinking == "" {
+				// A new model keeps the chosen level (clamped when sent).
+				route.Thinking = ls.rt.Route().Thinking
+			}
 			ls.rt.SetRoute(route)
 			return nil
 		},
+		ScopedModels: func() ([]string, error) {
+			if r.models == "" {
+				return nil, nil
+			}
+			m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
+			if err != nil {
+				return nil, err
+			}
+			scope, _ := scopeModels(splitPatterns(r.models), m.Specs())
+			return scope, nil
+		},
+		Clipboard: clipboard.WriteAll,
 		Sections: func() ([]ui.Section, error) {
 			p, err := session.Prepare(ctx, ls.world.ext.dispatcher, ls.world.opts, "")
 			if err != nil {

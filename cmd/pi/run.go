@@ -44,6 +44,7 @@ type runFlags struct {
 	transcript  bool
 	sandbox     sandboxFlags
 	fullscreen  bool
+	models      string
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -51,6 +52,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.model, "model", "", "model to use: provider/id or id (default: the first in models.json); replay:FILE plays back a recorded session")
 	fs.StringVar(&r.provider, "provider", "", "look the model up in this provider only")
 	fs.StringVar(&r.apiKey, "api-key", "", "API key for this run (not stored)")
+	fs.StringVar(&r.models, "models", "", "comma-separated model patterns (globs, ids, fuzzy; optional :level) to start with and cycle through with ctrl+p")
 	fs.StringVar(&r.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh or max (overrides a --model NAME:LEVEL suffix)")
 	fs.StringVar(&r.mode, "mode", "text", "output: text (the final reply), json (the session header, then one event per line) or rpc (commands on stdin, responses and events on stdout)")
 	fs.StringVar(&r.listModels, "list-models", "", "list the configured models (optionally matching SEARCH) and exit")
@@ -317,7 +319,14 @@ func (a *app) route(agentDir string, r *runFlags) (provider.Route, error) {
 	if err != nil {
 		return provider.Route{}, err
 	}
-	sel, err := models.Select(provider.Selection{Provider: r.provider, Model: r.model, Thinking: r.thinking, APIKey: r.apiKey})
+	model := r.model
+	if model == "" && r.models != "" {
+		// --models without --model starts with the first model in scope.
+		if scope, _ := scopeModels(splitPatterns(r.models), models.Specs()); len(scope) > 0 {
+			model = scope[0]
+		}
+	}
+	sel, err := models.Select(provider.Selection{Provider: r.provider, Model: model, Thinking: r.thinking, APIKey: r.apiKey})
 	if err == nil {
 		if sel.Warning != "" {
 			fmt.Fprintf(a.stderr, "pi: %s\n", esc(sel.Warning))

@@ -178,16 +178,7 @@ func (r Route) clampThinking(level string) string {
 	if level == "" || !r.Reasoning {
 		return ""
 	}
-	supported := func(l string) bool {
-		v, mapped := r.ThinkingLevels[l]
-		switch {
-		case mapped && v == nil:
-			return false
-		case l == "xhigh" || l == "max":
-			return mapped
-		}
-		return true
-	}
+	supported := r.supportsLevel
 	idx := -1
 	for i, l := range thinkingLevels {
 		if l == level {

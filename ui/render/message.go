@@ -35,7 +35,9 @@ func Assistant(m prompt.Message, md *Markdown, st Styles) string {
 	for _, b := range blocks {
 		switch b.Type {
 		case "thinking":
-			if t := strings.TrimSpace(b.Thinking); t != "" {
+			if t := strings.TrimSpace(b.Thinking); t != "" && st.HideThinking {
+				parts = append(parts, st.Dim.Render("  thinking… (ctrl+t shows it)"))
+			} else if t != "" {
 				parts = append(parts, st.Dim.Render(indent(wrap(termtext.EscapeLines(t), md.Width()-2), "  ")))
 			}
 		case "text":

@@ -104,3 +104,16 @@ func mustJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func TestHideThinkingFoldsIt(t *testing.T) {
+	st := Plain()
+	msg := prompt.Message{Role: "assistant", Content: prompt.Content{Blocks: []prompt.Block{{Type: "thinking", Thinking: "secret plan"}, {Type: "text", Text: "answer"}}}}
+	md := NewMarkdown(60, st.Glamour)
+	if !strings.Contains(Assistant(msg, md, st), "secret plan") {
+		t.Fatal("thinking not shown by default")
+	}
+	st.HideThinking = true
+	if out := Assistant(msg, md, st); strings.Contains(out, "secret plan") || !strings.Contains(out, "thinking…") || !strings.Contains(out, "answer") {
+		t.Errorf("folded thinking:\n%s", out)
+	}
+}

@@ -8,6 +8,9 @@ type Styles struct {
 	User, Dim, Accent, Error, Success, Added, Removed, Hunk, Title lipgloss.Style
 	// Glamour is the markdown style name ("dark", "light", "notty").
 	Glamour string
+	// HideThinking folds thinking blocks to one line (ctrl+t,
+	// hideThinkingBlock).
+	HideThinking bool
 }
 
 // Colored is the default palette (ANSI colours, so the terminal's theme
