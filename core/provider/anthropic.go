@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -127,6 +128,16 @@ func imageBlock(p Part) anthropicBlock {
 // message or tool, a missing model id, or a history with no non-empty user
 // or assistant message.
 func BuildAnthropicBody(route Route, req Request) ([]byte, error) {
+	o, err := anthropicObject(route, req)
+	if err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
+}
+
+// anthropicObject is BuildAnthropicBody's body before it is written, so
+// DryRun can add the thinking fields without decoding it again.
+func anthropicObject(route Route, req Request) (*object, error) {
 	model, err := modelFor(route, req)
 	if err != nil {
 		return nil, err
@@ -206,7 +217,43 @@ func BuildAnthropicBody(route Route, req Request) ([]byte, error) {
 	if cache != nil {
 		markLastUserMessage(body.Messages, cache)
 	}
-	return encodeJSON(body)
+	// The members in the order of anthropicBody's fields (its wire order).
+	o := &object{members: make([]member, 0, 8)}
+	add := func(k string, v any) error {
+		b, err := encodeJSON(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", route.label(), err)
+		}
+		o.set(k, b)
+		return nil
+	}
+	if err := add("model", body.Model); err != nil {
+		return nil, err
+	}
+	o.set("max_tokens", json.RawMessage(strconv.Itoa(body.MaxTokens)))
+	if len(body.System) > 0 {
+		if err := add("system", body.System); err != nil {
+			return nil, err
+		}
+	}
+	encoded := make([][]byte, 0, len(body.Messages))
+	for _, m := range body.Messages {
+		b, err := encodeJSON(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", route.label(), err)
+		}
+		encoded = append(encoded, b)
+	}
+	o.setList("messages", encoded)
+	if body.Stream {
+		o.set("stream", json.RawMessage("true"))
+	}
+	if len(body.Tools) > 0 {
+		if err := add("tools", body.Tools); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // mergeContent joins two contents of one turn.

@@ -3,45 +3,59 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 )
 
-// object is a JSON object that keeps its members' order, so that adding
-// fields to a body built elsewhere changes nothing else in its bytes.
+// object is a request body under construction: its members in wire order,
+// so the compat settings can add, replace and drop fields the way the other
+// harness does (a replaced field keeps its place, a new one goes last)
+// before the body is written once. A member's value is raw JSON, or for the
+// message list the already encoded elements, which bytes copies straight
+// into the body: the history is never encoded twice, nor decoded again.
 type object struct {
-	keys []string
-	vals map[string]json.RawMessage
+	members []member
 }
 
-func parseObject(data []byte) (*object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	o := &object{vals: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
+type member struct {
+	key  string
+	val  json.RawMessage
+	list [][]byte // when set, val is ignored and the value is [list[0],list[1],…]
+}
+
+func (o *object) find(k string) int {
+	for i := range o.members {
+		if o.members[i].key == k {
+			return i
 		}
-		k, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		o.set(k, v)
 	}
-	return o, nil
+	return -1
+}
+
+// get returns k's raw value (nil for a list member or a missing key).
+func (o *object) get(k string) (json.RawMessage, bool) {
+	if i := o.find(k); i >= 0 {
+		return o.members[i].val, true
+	}
+	return nil, false
 }
 
 // set replaces k in place, or appends it.
 func (o *object) set(k string, v json.RawMessage) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	if i := o.find(k); i >= 0 {
+		o.members[i] = member{key: k, val: v}
+		return
 	}
-	o.vals[k] = v
+	o.members = append(o.members, member{key: k, val: v})
+}
+
+// setList sets k to the JSON array of the encoded elements.
+func (o *object) setList(k string, elems [][]byte) {
+	if i := o.find(k); i >= 0 {
+		o.members[i] = member{key: k, list: elems}
+		return
+	}
+	o.members = append(o.members, member{key: k, list: elems})
 }
 
 // setAny sets k to v encoded as JSON.
@@ -56,84 +70,104 @@ func (o *object) setAny(k string, v any) error {
 
 // insertAfter puts k right after the member named after (or at the end).
 func (o *object) insertAfter(after, k string, v json.RawMessage) {
-	if _, ok := o.vals[k]; ok {
-		o.vals[k] = v
+	if i := o.find(k); i >= 0 {
+		o.members[i].val, o.members[i].list = v, nil
 		return
 	}
-	o.vals[k] = v
-	for i, key := range o.keys {
-		if key == after {
-			o.keys = append(o.keys[:i+1], append([]string{k}, o.keys[i+1:]...)...)
-			return
-		}
+	i := o.find(after)
+	if i < 0 {
+		o.members = append(o.members, member{key: k, val: v})
+		return
 	}
-	o.keys = append(o.keys, k)
+	o.members = append(o.members, member{})
+	copy(o.members[i+2:], o.members[i+1:])
+	o.members[i+1] = member{key: k, val: v}
 }
 
 func (o *object) remove(k string) {
-	if _, ok := o.vals[k]; !ok {
-		return
-	}
-	delete(o.vals, k)
-	for i, key := range o.keys {
-		if key == k {
-			o.keys = append(o.keys[:i], o.keys[i+1:]...)
-			return
-		}
+	if i := o.find(k); i >= 0 {
+		o.members = append(o.members[:i], o.members[i+1:]...)
 	}
 }
 
+// bytes writes the body: one allocation of the exact size.
 func (o *object) bytes() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
+	n := 2
+	for _, m := range o.members {
+		n += len(m.key) + 8 + len(m.val)
+		if m.list != nil {
+			n += 2 + len(m.list)
+			for _, e := range m.list {
+				n += len(e)
+			}
 		}
-		kb, _ := encodeJSON(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(o.vals[k])
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, m := range o.members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, m.key)
+		b = append(b, ':')
+		if m.list == nil {
+			b = append(b, m.val...)
+			continue
+		}
+		b = append(b, '[')
+		for j, e := range m.list {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string, as encodeJSON writes it.
+func appendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	e, _ := encodeJSON(s)
+	return append(b, e...)
 }
 
 // applyOpenAICompat adds to a chat completions body what the route's
 // models.json settings ask for, as the other harness shapes the request:
 // stream_options dropped when the server does not take usage in streaming,
-// "store": false where it is supported, the developer role for a reasoning
-// model's system messages, the thinking fields of compat.thinkingFormat,
-// the reasoning budget field, OpenRouter routing, and finally
-// samplingParams (which win over any field of the same name). A route
-// without Compat (built by hand, not from models.json) is left alone.
-func applyOpenAICompat(r Route, body []byte) ([]byte, error) {
+// "store": false where it is supported, the thinking fields of
+// compat.thinkingFormat, the reasoning budget field, OpenRouter routing, and
+// finally samplingParams (which win over any field of the same name). The
+// developer role for a reasoning model's system messages is chosen when the
+// messages are encoded (see openAIDeveloperRole). A route without Compat
+// (built by hand, not from models.json) is left alone.
+func applyOpenAICompat(r Route, o *object) error {
 	c := r.Compat
-	if c == nil && len(r.SamplingParams) == 0 {
-		return body, nil
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.label(), err)
-	}
 	if c != nil {
 		if !c.UsageInStreaming {
 			o.remove("stream_options")
 		}
 		if c.Store {
 			after := "stream"
-			if _, ok := o.vals["stream_options"]; ok {
+			if o.find("stream_options") >= 0 {
 				after = "stream_options"
 			}
 			o.insertAfter(after, "store", json.RawMessage("false"))
 		}
-		if r.Reasoning && c.DeveloperRole {
-			if err := developerRole(o); err != nil {
-				return nil, fmt.Errorf("%s: %w", r.label(), err)
-			}
-		}
 		if err := openAIThinking(r, o); err != nil {
-			return nil, err
+			return err
 		}
 		if len(c.OpenRouterRouting) > 0 && !bytes.Equal(bytes.TrimSpace(c.OpenRouterRouting), []byte("{}")) {
 			o.set("provider", c.OpenRouterRouting)
@@ -142,7 +176,14 @@ func applyOpenAICompat(r Route, body []byte) ([]byte, error) {
 	for _, k := range sortedKeys(r.SamplingParams) {
 		o.set(k, jsNumber(r.SamplingParams[k]))
 	}
-	return o.bytes(), nil
+	return nil
+}
+
+// openAIDeveloperRole reports whether a chat completions body sends its
+// system messages with the "developer" role: a reasoning model on a server
+// whose compat allows it.
+func openAIDeveloperRole(r Route) bool {
+	return r.Compat != nil && r.Reasoning && r.Compat.DeveloperRole
 }
 
 // jsNumber writes a JSON number as JavaScript's JSON.stringify writes it
@@ -161,37 +202,6 @@ func jsNumber(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return json.RawMessage(strconv.FormatFloat(f, 'f', -1, 64))
-}
-
-// developerRole renames the system messages of a body's "messages" (or a
-// Responses "input") to "developer".
-func developerRole(o *object) error {
-	for _, field := range []string{"messages", "input"} {
-		raw, ok := o.vals[field]
-		if !ok {
-			continue
-		}
-		var msgs []json.RawMessage
-		if err := json.Unmarshal(raw, &msgs); err != nil {
-			return err
-		}
-		for i, m := range msgs {
-			mo, err := parseObject(m)
-			if err != nil {
-				continue // not a message object (a Responses item): leave it
-			}
-			if string(mo.vals["role"]) == `"system"` {
-				mo.set("role", json.RawMessage(`"developer"`))
-				msgs[i] = mo.bytes()
-			}
-		}
-		b, err := encodeJSON(msgs)
-		if err != nil {
-			return err
-		}
-		o.set(field, b)
-	}
-	return nil
 }
 
 // openAIThinking sets the thinking fields of a chat completions body.
@@ -269,7 +279,7 @@ func openAIThinking(r Route, o *object) error {
 	if c.ThinkingBudgetField != "" && on {
 		ceiling := r.MaxTokens
 		for _, k := range []string{"max_tokens", "max_completion_tokens"} {
-			if v, ok := o.vals[k]; ok {
+			if v, ok := o.get(k); ok {
 				if n, err := strconv.Atoi(string(v)); err == nil {
 					ceiling = n
 					break
@@ -289,17 +299,13 @@ func openAIThinking(r Route, o *object) error {
 // compat.forceAdaptiveThinking, adaptive thinking with an effort; a
 // reasoning model at "off" gets thinking disabled. Routes that are not
 // reasoning models are left alone.
-func applyAnthropicThinking(r Route, req Request, body []byte) ([]byte, error) {
+func applyAnthropicThinking(r Route, req Request, o *object) {
 	if !r.Reasoning {
-		return body, nil
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.label(), err)
+		return
 	}
 	if r.Thinking == "" {
 		o.set("thinking", json.RawMessage(`{"type":"disabled"}`))
-		return o.bytes(), nil
+		return
 	}
 	if r.Compat != nil && r.Compat.ForceAdaptiveThinking {
 		effort := "high"
@@ -316,7 +322,7 @@ func applyAnthropicThinking(r Route, req Request, body []byte) ([]byte, error) {
 		o.set("thinking", json.RawMessage(`{"type":"adaptive","display":"summarized"}`))
 		b, _ := encodeJSON(effort)
 		o.set("output_config", json.RawMessage(`{"effort":`+string(b)+`}`))
-		return o.bytes(), nil
+		return
 	}
 	budget := thinkingBudget(r.Thinking)
 	modelMax := r.MaxTokens
@@ -326,7 +332,8 @@ func applyAnthropicThinking(r Route, req Request, body []byte) ([]byte, error) {
 	// Without a cap from the caller the body already carries the model's
 	// cap fitted to the context window; a caller's cap gets the budget on
 	// top, up to the model's cap.
-	maxTokens, _ := strconv.Atoi(string(o.vals["max_tokens"]))
+	mt, _ := o.get("max_tokens")
+	maxTokens, _ := strconv.Atoi(string(mt))
 	if req.MaxTokens > 0 || maxTokens <= 0 {
 		maxTokens = min(max(req.MaxTokens, 0)+budget, modelMax)
 	}
@@ -336,5 +343,4 @@ func applyAnthropicThinking(r Route, req Request, body []byte) ([]byte, error) {
 	}
 	o.set("max_tokens", json.RawMessage(strconv.Itoa(maxTokens)))
 	o.set("thinking", json.RawMessage(`{"type":"enabled","budget_tokens":`+strconv.Itoa(budget)+`,"display":"summarized"}`))
-	return o.bytes(), nil
 }

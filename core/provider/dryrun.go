@@ -9,8 +9,8 @@ import (
 const redacted = "[redacted]"
 
 // DryRun returns the exact body Client.Stream would send for req on route:
-// the route's API picks the builder (buildOpenAIBody or BuildAnthropicBody)
-// and req.Stream is forced on, as Stream does. Nothing is sent. It fails
+// the route's API picks the builder, which writes the body once in its
+// final shape (compat and thinking fields included), and req.Stream is forced on, as Stream does. Nothing is sent. It fails
 // like the builders, or on an unknown API.
 func DryRun(route Route, req Request) ([]byte, error) {
 	if _, err := route.pathSuffix(); err != nil {
@@ -19,21 +19,18 @@ func DryRun(route Route, req Request) ([]byte, error) {
 	req.Stream = true
 	switch route.API {
 	case APIAnthropicMessages:
-		body, err := BuildAnthropicBody(route, req)
+		o, err := anthropicObject(route, req)
 		if err != nil {
 			return nil, err
 		}
-		return applyAnthropicThinking(route, req, body)
+		applyAnthropicThinking(route, req, o)
+		return o.bytes(), nil
 	case APIOpenAIResponses, APIAzureOpenAIResponses:
 		return buildResponsesBody(route, req)
 	case APIGoogleGenerativeAI:
 		return buildGoogleBody(route, req)
 	}
-	body, err := buildOpenAIBody(route, req)
-	if err != nil {
-		return nil, err
-	}
-	return applyOpenAICompat(route, body)
+	return buildOpenAIBody(route, req)
 }
 
 // RequestInfo is the envelope of a request, for display.

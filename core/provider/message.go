@@ -47,6 +47,10 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	ToolName   string `json:"toolName,omitempty"`
 	IsError    bool   `json:"isError,omitempty"`
+
+	// Memo, when set, keeps the message's checks and encodings from one
+	// request to the next (see Memo); the message must not change after.
+	Memo *Memo `json:"-"`
 }
 
 // Part is one piece of user or tool-result content: Type PartText with Text,
@@ -122,6 +126,9 @@ func checkRetention(provider, r string) error {
 // whose fields do not fit its role.
 func checkMessages(provider string, msgs []Message) error {
 	for i, m := range msgs {
+		if m.Memo.isChecked() {
+			continue
+		}
 		switch m.Role {
 		case RoleSystem, RoleUser, RoleAssistant:
 		case RoleTool:
@@ -150,6 +157,7 @@ func checkMessages(provider string, msgs []Message) error {
 				return fmt.Errorf("%s: message %d tool call %d (%s) has arguments that are not valid JSON", provider, i, j, tc.Name)
 			}
 		}
+		m.Memo.markChecked()
 	}
 	return nil
 }
@@ -216,6 +224,9 @@ func hasImage(parts []Part) bool {
 // saying so, because both APIs reject a history with an unanswered call.
 // System messages between a call and its results stay after the results.
 func closeToolCalls(msgs []Message) []Message {
+	if !needsClosing(msgs) {
+		return msgs // the usual case, found without copying the history
+	}
 	var pending []ToolCall
 	answered := map[string]bool{}
 	var held []Message
@@ -259,6 +270,37 @@ func closeToolCalls(msgs []Message) []Message {
 		return msgs
 	}
 	return out
+}
+
+// needsClosing reports whether closeToolCalls has anything to change: a
+// call without a result before the next user or assistant message, or a
+// system message among an assistant message's results.
+func needsClosing(msgs []Message) bool {
+	for i, m := range msgs {
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		end := i + 1
+		for end < len(msgs) && (msgs[end].Role == RoleTool || msgs[end].Role == RoleSystem) {
+			if msgs[end].Role == RoleSystem {
+				return true
+			}
+			end++
+		}
+		for _, tc := range m.ToolCalls {
+			answered := false
+			for _, r := range msgs[i+1 : end] {
+				if r.ToolCallID == tc.ID {
+					answered = true
+					break
+				}
+			}
+			if !answered {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // modelFor picks the model name sent on the wire.

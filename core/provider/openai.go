@@ -3,21 +3,9 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
-
-// openAIBody is the chat completions request; field order is the wire order.
-type openAIBody struct {
-	Model               string          `json:"model"`
-	Messages            []openAIMessage `json:"messages"`
-	Stream              bool            `json:"stream,omitempty"`
-	PromptCacheKey      string          `json:"prompt_cache_key,omitempty"`
-	PromptCacheRetain   string          `json:"prompt_cache_retention,omitempty"`
-	StreamOptions       *openAIStreamOp `json:"stream_options,omitempty"`
-	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
-	MaxTokens           int             `json:"max_tokens,omitempty"`
-	Tools               []openAITool    `json:"tools,omitempty"`
-}
 
 // openAIMessage is one message; Content is a string, a list of parts, or
 // null (an assistant message that only calls tools).
@@ -127,30 +115,50 @@ func buildOpenAIBody(route Route, req Request) ([]byte, error) {
 	if err := checkRetention(route.label(), req.CacheRetention); err != nil {
 		return nil, err
 	}
-	body := openAIBody{Model: model, Messages: openAIMessages(closeToolCalls(req.Messages))}
+	msgs, err := openAIMessageList(closeToolCalls(req.Messages), openAIDeveloperRole(route))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", route.label(), err)
+	}
+	// The members in wire order, each written once; the compat settings
+	// then add or drop fields in place.
+	o := &object{members: make([]member, 0, 12)}
+	str := func(s string) json.RawMessage { b, _ := encodeJSON(s); return b }
+	o.set("model", str(model))
+	o.setList("messages", msgs)
+	if req.Stream {
+		o.set("stream", json.RawMessage("true"))
+	}
 	if req.CacheRetention != CacheNone && req.SessionID != "" && strings.Contains(route.BaseURL, "api.openai.com") {
-		body.PromptCacheKey = firstRunes(req.SessionID, 64)
+		o.set("prompt_cache_key", str(firstRunes(req.SessionID, 64)))
 	}
 	if req.CacheRetention == CacheLong {
-		body.PromptCacheRetain = "24h"
+		o.set("prompt_cache_retention", str("24h"))
 	}
 	if req.Stream {
-		body.Stream = true
-		body.StreamOptions = &openAIStreamOp{IncludeUsage: true}
+		o.set("stream_options", json.RawMessage(`{"include_usage":true}`))
 	}
 	limit := outputCap(route, req)
 	switch route.MaxTokensField {
 	case "", "max_completion_tokens":
-		body.MaxCompletionTokens = limit
+		o.set("max_completion_tokens", json.RawMessage(strconv.Itoa(limit)))
 	case "max_tokens":
-		body.MaxTokens = limit
+		o.set("max_tokens", json.RawMessage(strconv.Itoa(limit)))
 	default:
 		return nil, fmt.Errorf("%s: unknown maxTokensField %q (want max_completion_tokens or max_tokens)", route.label(), route.MaxTokensField)
 	}
-	for _, t := range req.Tools {
-		body.Tools = append(body.Tools, openAITool{Type: "function", Function: openAIToolSpecs{Name: t.Name, Description: t.Description, Parameters: schemaOf(t)}})
+	if len(req.Tools) > 0 {
+		tools := make([]openAITool, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			tools = append(tools, openAITool{Type: "function", Function: openAIToolSpecs{Name: t.Name, Description: t.Description, Parameters: schemaOf(t)}})
+		}
+		if err := o.setAny("tools", tools); err != nil {
+			return nil, fmt.Errorf("%s: %w", route.label(), err)
+		}
 	}
-	return encodeJSON(body)
+	if err := applyOpenAICompat(route, o); err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
 }
 
 // firstRunes is s cut to at most n characters.
@@ -164,70 +172,111 @@ func firstRunes(s string, n int) string {
 	return s
 }
 
-func openAIMessages(msgs []Message) []openAIMessage {
-	out := make([]openAIMessage, 0, len(msgs))
+// openAIMessageList encodes msgs as the elements of "messages". A message
+// with a Memo is encoded once per shape and copied from then on (one with
+// images is encoded each time: its images may move into the user message
+// that follows a run of tool results).
+func openAIMessageList(msgs []Message, developer bool) ([][]byte, error) {
+	shape := shapeOpenAI
+	if developer {
+		shape = shapeOpenAIDev
+	}
+	out := make([][]byte, 0, len(msgs)+1)
 	var images []openAIPart
 	for i, m := range msgs {
-		switch m.Role {
-		case RoleSystem:
-			out = append(out, openAIMessage{Role: m.Role, Content: m.Content})
-		case RoleUser:
-			if m.Parts == nil {
-				out = append(out, openAIMessage{Role: m.Role, Content: m.Content})
-				continue
-			}
-			if parts := openAIParts(m.Parts); len(parts) > 0 {
-				out = append(out, openAIMessage{Role: m.Role, Content: parts})
-			}
-		case RoleAssistant:
-			am := openAIMessage{Role: m.Role}
-			if strings.TrimSpace(m.Content) != "" {
-				am.Content = m.Content
-			}
-			if strings.TrimSpace(m.Thinking) != "" {
-				switch m.ThinkingSignature {
-				case "reasoning_content":
-					am.ReasoningContent = m.Thinking
-				case "reasoning":
-					am.Reasoning = m.Thinking
-				case "reasoning_text":
-					am.ReasoningText = m.Thinking
+		enc, ok := m.Memo.form(shape)
+		if !ok {
+			om, send, imgs := openAIMessageOf(m, developer)
+			images = append(images, imgs...)
+			enc = []byte{}
+			if send {
+				var err error
+				if enc, err = encodeJSON(om); err != nil {
+					return nil, fmt.Errorf("message %d: %w", i, err)
 				}
 			}
-			for _, tc := range m.ToolCalls {
-				am.ToolCalls = append(am.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function", Function: openAIFunction{Name: tc.Name, Arguments: string(argsOf(tc))}})
-			}
-			if am.Content == nil && len(am.ToolCalls) == 0 {
-				continue
-			}
-			out = append(out, am)
-		case RoleTool:
-			parts := partsOf(m)
-			var texts []string
-			for _, p := range parts {
-				if p.Type == PartText {
-					texts = append(texts, p.Text)
-				} else {
-					images = append(images, openAIImagePart(p))
-				}
-			}
-			text := strings.Join(texts, "\n")
-			if strings.TrimSpace(text) == "" {
-				text = toolNoOutputText
-				if hasImage(parts) {
-					text = toolImageOnlyText
-				}
-			}
-			out = append(out, openAIMessage{Role: RoleTool, Content: text, ToolCallID: m.ToolCallID})
-			if len(images) > 0 && (i+1 == len(msgs) || msgs[i+1].Role != RoleTool) {
-				lead := toolImagesLeadInText
-				parts := append([]openAIPart{{Type: "text", Text: &lead}}, images...)
-				out = append(out, openAIMessage{Role: RoleUser, Content: parts})
-				images = nil
+			if len(imgs) == 0 && !hasImage(m.Parts) {
+				m.Memo.keep(shape, enc)
 			}
 		}
+		if len(enc) > 0 {
+			out = append(out, enc)
+		}
+		if m.Role == RoleTool && len(images) > 0 && (i+1 == len(msgs) || msgs[i+1].Role != RoleTool) {
+			lead := toolImagesLeadInText
+			parts := append([]openAIPart{{Type: "text", Text: &lead}}, images...)
+			b, err := encodeJSON(openAIMessage{Role: RoleUser, Content: parts})
+			if err != nil {
+				return nil, fmt.Errorf("message %d: %w", i, err)
+			}
+			out = append(out, b)
+			images = nil
+		}
 	}
-	return out
+	return out, nil
+}
+
+// openAIMessageOf is one message as chat completions takes it; send is
+// false when it is left out. A tool result's images come back separately:
+// they travel in the user message after the run of results.
+func openAIMessageOf(m Message, developer bool) (om openAIMessage, send bool, images []openAIPart) {
+	switch m.Role {
+	case RoleSystem:
+		role := m.Role
+		if developer {
+			role = "developer"
+		}
+		return openAIMessage{Role: role, Content: m.Content}, true, nil
+	case RoleUser:
+		if m.Parts == nil {
+			return openAIMessage{Role: m.Role, Content: m.Content}, true, nil
+		}
+		if parts := openAIParts(m.Parts); len(parts) > 0 {
+			return openAIMessage{Role: m.Role, Content: parts}, true, nil
+		}
+		return om, false, nil
+	case RoleAssistant:
+		am := openAIMessage{Role: m.Role}
+		if strings.TrimSpace(m.Content) != "" {
+			am.Content = m.Content
+		}
+		if strings.TrimSpace(m.Thinking) != "" {
+			switch m.ThinkingSignature {
+			case "reasoning_content":
+				am.ReasoningContent = m.Thinking
+			case "reasoning":
+				am.Reasoning = m.Thinking
+			case "reasoning_text":
+				am.ReasoningText = m.Thinking
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			am.ToolCalls = append(am.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function", Function: openAIFunction{Name: tc.Name, Arguments: string(argsOf(tc))}})
+		}
+		if am.Content == nil && len(am.ToolCalls) == 0 {
+			return om, false, nil
+		}
+		return am, true, nil
+	case RoleTool:
+		parts := partsOf(m)
+		var texts []string
+		for _, p := range parts {
+			if p.Type == PartText {
+				texts = append(texts, p.Text)
+			} else {
+				images = append(images, openAIImagePart(p))
+			}
+		}
+		text := strings.Join(texts, "\n")
+		if strings.TrimSpace(text) == "" {
+			text = toolNoOutputText
+			if hasImage(parts) {
+				text = toolImageOnlyText
+			}
+		}
+		return openAIMessage{Role: RoleTool, Content: text, ToolCallID: m.ToolCallID}, true, images
+	}
+	return om, false, nil
 }
 
 func openAIParts(parts []Part) []openAIPart {

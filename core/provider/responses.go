@@ -132,16 +132,13 @@ func buildResponsesBody(r Route, req Request) ([]byte, error) {
 			body = append(body, kv{"reasoning", orderedItem{{"effort", firstNonEmpty(off, "none")}}})
 		}
 	}
-	out, err := encodeJSON(body)
-	if err != nil {
-		return nil, err
-	}
-	if len(r.SamplingParams) == 0 {
-		return out, nil
-	}
-	o, err := parseObject(out)
-	if err != nil {
-		return nil, err
+	// samplingParams replace a member in place or go last, as in the other
+	// harness; the members are encoded once, never decoded again.
+	o := &object{members: make([]member, 0, len(body)+len(r.SamplingParams))}
+	for _, m := range body {
+		if err := o.setAny(m.k, m.v); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.label(), err)
+		}
 	}
 	for _, k := range sortedKeys(r.SamplingParams) {
 		o.set(k, jsNumber(r.SamplingParams[k]))
