@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/settings"
 )
 
 // Every stage (resources, the extension host, the hook dispatcher, the CLI
@@ -30,4 +31,22 @@ func listDiagnostics(w io.Writer, ds []diag.Diagnostic) {
 			fmt.Fprintf(w, "  %s: %s\n", d.Kind, esc(d.Message))
 		}
 	}
+}
+
+// runDiagnostics are the diagnostics a non-interactive run prints on
+// stderr: notes about settings pi does not act on appear only with
+// --verbose (they are in `pi resources` and the UI's start-up notices
+// always), so a settings.json shared with the TypeScript pi does not add
+// lines to every scripted run; unknown and invalid keys always appear.
+func runDiagnostics(ds []diag.Diagnostic, verbose bool) []diag.Diagnostic {
+	if verbose {
+		return ds
+	}
+	out := ds[:0:0]
+	for _, d := range ds {
+		if d.Kind != settings.KindIgnored {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -89,7 +89,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		}
 	}
 
-	policy, warns, err := a.buildPolicy(r.sandbox, w.loaded.Settings.Files, w.loaded.Cwd)
+	policy, warns, err := a.buildPolicy(r.sandbox, w.loaded.Values, w.loaded.Cwd)
 	for _, warn := range warns {
 		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(warn.Error()))
 	}
@@ -159,7 +159,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	// Clashes were reported when the world was prepared.
 	_ = addExtensionTools(reg, w.ext.exts, w.loaded.Cwd)
 	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
-	rules, rerrs := permission.LoadRules(w.loaded.Settings.Files, paths)
+	rules, rerrs := permission.LoadRules(w.loaded.Values.Layers("permissions"), paths)
 	for _, e := range rerrs {
 		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/piwasm/pi/core/settings"
 	"strings"
 	"text/tabwriter"
 
@@ -23,6 +24,7 @@ type resourcesJSON struct {
 	Templates    []templateJSON       `json:"templates"`
 	Settings     []string             `json:"settingsFiles"`
 	Sections     []settingsSection    `json:"settingsSections"`
+	Values       []settings.Entry     `json:"settings"`
 	Trust        resources.TrustState `json:"trust"`
 	Extensions   []extensionJSON      `json:"extensions"`
 	Commands     []commandJSON        `json:"commands"`
@@ -127,6 +129,10 @@ func (a *app) cmdResources(ctx context.Context, args []string) error {
 	for _, t := range l.Templates {
 		out.Templates = append(out.Templates, templateJSON{Name: t.Name, Description: t.Description, ArgumentHint: t.ArgumentHint, Path: t.FilePath})
 	}
+	out.Values = l.Values.Dump()
+	if out.Values == nil {
+		out.Values = []settings.Entry{}
+	}
 	for _, s := range l.Settings.Sections {
 		out.Sections = append(out.Sections, settingsSection{Name: s.Name, Order: s.Order, Source: s.Source, Bytes: len(s.Text)})
 	}
@@ -210,6 +216,14 @@ func printResources(a *app, r resourcesJSON) error {
 	}
 	for _, s := range r.Sections {
 		fmt.Fprintf(tw, "  section %s\t%s\t%d bytes\n", esc(s.Name), esc(s.Source), s.Bytes)
+	}
+	section("settings in force", len(r.Values))
+	for _, v := range r.Values {
+		where := v.File
+		if v.Line > 0 {
+			where = fmt.Sprintf("%s:%d", v.File, v.Line)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", esc(v.Name), esc(truncate(string(v.Value), 60)), v.Status, esc(where))
 	}
 	section("extensions", len(r.Extensions))
 	for _, x := range r.Extensions {

@@ -75,7 +75,7 @@ func (a *app) runRPC(ctx context.Context, c *common, r *runFlags) error {
 	defer ls.close()
 	s.ls = ls
 	ls.rt.Subscribe(func(e agent.Event) { s.out.emit(e) })
-	printDiagnostics(a.stderr, ls.world.diagnostics())
+	printDiagnostics(a.stderr, runDiagnostics(ls.world.diagnostics(), c.verbose))
 
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)

@@ -226,7 +226,7 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 			run = rt.DryRun
 		}
 		turn, err := run(in)
-		printDiagnostics(a.stderr, w.diagnostics())
+		printDiagnostics(a.stderr, runDiagnostics(w.diagnostics(), c.verbose))
 		if turn != nil {
 			a.piRecords(out, r, turn)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/core/settings"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -25,12 +26,12 @@ func (s *sandboxFlags) register(fs *pflag.FlagSet) {
 }
 
 // buildPolicy is the effective sandbox policy for a run in cwd: flags over
-// the "sandbox" settings of settingsFiles (global first) over the
+// the "sandbox" settings of the settings model over the
 // defaults. Settings problems come back as warnings (the bad file's
 // sandbox settings are left out); the error is a bad flag or a policy
 // that was required but cannot be enforced.
-func (a *app) buildPolicy(f sandboxFlags, settingsFiles []string, cwd string) (*sandbox.Policy, []error, error) {
-	s, warns := sandbox.LoadSettings(settingsFiles, a.home)
+func (a *app) buildPolicy(f sandboxFlags, values *settings.Settings, cwd string) (*sandbox.Policy, []error, error) {
+	s, warns := sandbox.LoadSettings(values.Layers("sandbox"), a.home)
 	p, err := sandbox.Build(sandbox.Inputs{
 		Flags:    sandbox.Flags{Mode: f.mode, Network: f.network},
 		Settings: s, Cwd: cwd, Home: a.home, Tmp: os.TempDir(), Getenv: a.getenv,
@@ -80,7 +81,7 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, warns, err := a.buildPolicy(sf, l.Settings.Files, l.Cwd)
+	p, warns, err := a.buildPolicy(sf, l.Values, l.Cwd)
 	if err != nil {
 		return err
 	}

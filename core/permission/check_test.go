@@ -3,7 +3,7 @@ package permission
 import (
 	"context"
 	"errors"
-	"os"
+	"github.com/piwasm/pi/core/settings"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -229,9 +229,11 @@ func TestLoadRules(t *testing.T) {
 	dir := t.TempDir()
 	g := filepath.Join(dir, "g.json")
 	pj := filepath.Join(dir, "p.json")
-	os.WriteFile(g, []byte(`{"permissions":{"deny":["bash(rm:*)","bad("]}}`), 0o644)
-	os.WriteFile(pj, []byte(`{"permissions":{"allow":["read"],"denny":[]}}`), 0o644)
-	rs, errs := LoadRules([]string{g, pj, filepath.Join(dir, "none.json")}, Paths{Cwd: dir})
+	vals := []settings.Value{
+		{File: g, Raw: []byte(`{"deny":["bash(rm:*)","bad("]}`)},
+		{File: pj, Raw: []byte(`{"allow":["read"],"denny":[]}`)},
+	}
+	rs, errs := LoadRules(vals, Paths{Cwd: dir})
 	if len(rs.Deny) != 1 || rs.Deny[0].Source != g {
 		t.Errorf("rules %+v", rs)
 	}

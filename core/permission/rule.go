@@ -3,10 +3,8 @@ package permission
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"github.com/piwasm/pi/core/settings"
 	"path/filepath"
 	"strings"
 
@@ -246,30 +244,14 @@ func (rs Rules) Merge(more Rules) Rules {
 	}
 }
 
-// LoadRules reads the "permissions" key of each settings file (global
-// first, then the project's when trusted) and merges the lists. Missing
-// files are skipped; problems name the file.
-func LoadRules(files []string, paths Paths) (Rules, []error) {
+// LoadRules merges the "permissions" values of the settings files, as the
+// settings model read them (global first, then the project's when
+// trusted); problems name the file.
+func LoadRules(values []settings.Value, paths Paths) (Rules, []error) {
 	var out Rules
 	var errs []error
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("%s: %w", f, err))
-			}
-			continue
-		}
-		data = bytes.TrimPrefix(data, []byte("\ufeff"))
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue
-		}
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(data, &top); err != nil {
-			errs = append(errs, fmt.Errorf("%s: invalid settings JSON: %v", f, err))
-			continue
-		}
-		rs, es := ParseRules(top["permissions"], f, paths)
+	for _, v := range values {
+		rs, es := ParseRules(v.Raw, v.File, paths)
 		errs = append(errs, es...)
 		out = out.Merge(rs)
 	}

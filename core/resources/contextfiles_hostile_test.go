@@ -270,7 +270,7 @@ func TestNonRegularFilesFromConfiguration(t *testing.T) {
 	}
 	done := make(chan []diag.Diagnostic, 1)
 	go func() {
-		s, ds := loadSettingsFile(settings, "")
+		s, ds := loadGlobalSettings(settings, "")
 		if len(s.Sections) != 0 {
 			t.Errorf("sections read from a FIFO, a device or an oversized file: %+v", s.Sections)
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/settings"
 )
 
 // Config is the input of [Load]: the working directory, the agent dir and
@@ -31,6 +32,10 @@ type Config struct {
 
 	Approve   bool // --approve: trust the project for this run
 	NoApprove bool // --no-approve: ignore project-local resources
+
+	// Registry is the set of known settings keys ([settings.Builtin] when
+	// nil).
+	Registry *settings.Registry
 }
 
 // Loaded is everything [Load] found. All paths are absolute.
@@ -56,7 +61,10 @@ type Loaded struct {
 	Skills    []Skill    `json:"skills"`
 	Templates []Template `json:"templates"`
 
-	Settings      Settings          `json:"settings"`
+	Settings Settings `json:"settings"`
+	// Values is the settings model of this load: every key of the
+	// settings files, merged, for the packages that act on them.
+	Values        *settings.Settings `json:"-"`
 	Trust         TrustState        `json:"trust"`
 	ExtensionDirs []string          `json:"extensionDirs"`
 	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
@@ -112,13 +120,22 @@ func Load(cfg Config) (*Loaded, error) {
 	collect := func(d []diag.Diagnostic) { ds = append(ds, d...) }
 
 	// Settings and trust.
+	reg := cfg.Registry
+	if reg == nil {
+		reg = settings.Builtin()
+	}
+	var layers []settings.Layer
 	var global Settings
 	var globalFile string
 	if agentDir != "" {
 		globalFile = filepath.Join(agentDir, settingsFileName)
 		var d []diag.Diagnostic
-		global, d = loadSettingsFile(globalFile, cfg.Home)
+		var layer *settings.Layer
+		global, layer, d = loadSettingsFile(globalFile, cfg.Home, settings.FileGlobal, reg)
 		collect(d)
+		if layer != nil {
+			layers = append(layers, *layer)
+		}
 	}
 	trust, d := decideTrust(trustInput{
 		AgentDir:      agentDir,
@@ -134,26 +151,27 @@ func Load(cfg Config) (*Loaded, error) {
 	if cfg.NoApprove {
 		skipNote = "project-local resources ignored (--no-approve)"
 	}
-	settings := global
+	merged := global
 	projSettings := filepath.Join(l.ProjectDir, settingsFileName)
 	if trust.Trusted {
-		proj, d := loadSettingsFile(projSettings, cfg.Home)
+		proj, layer, d := loadSettingsFile(projSettings, cfg.Home, settings.FileProject, reg)
 		collect(d)
-		if proj.DefaultProjectTrust != nil {
-			ds.add(KindWarning, projSettings, "defaultProjectTrust is ignored in project settings; set it in %s", filepath.Join(agentDir, settingsFileName))
+		if layer != nil {
+			layers = append(layers, *layer)
 		}
-		settings = mergeSettings(global, proj)
+		merged = mergeSettings(global, proj)
 	} else if isRegularFile(projSettings) {
 		ds.add(KindSkipped, projSettings, "%s", skipNote)
 	}
-	if settings.Files == nil {
-		settings.Files = []string{}
+	if merged.Files == nil {
+		merged.Files = []string{}
 	}
-	l.Settings = settings
+	l.Settings = merged
+	l.Values = settings.New(reg, layers...)
 
 	// Context files.
 	if !cfg.NoContextFiles {
-		files, d := findContextFiles(contextSearch{AgentDir: agentDir, Cwd: cwd, Trusted: trust.Trusted, MaxBytes: settings.MaxPromptFileBytes})
+		files, d := findContextFiles(contextSearch{AgentDir: agentDir, Cwd: cwd, Trusted: trust.Trusted, MaxBytes: merged.MaxPromptFileBytes})
 		collect(d)
 		l.ContextFiles = files
 	}
@@ -171,14 +189,14 @@ func Load(cfg Config) (*Loaded, error) {
 	skills, d := findSkills(skillSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoSkills,
-		SettingsPaths: settings.Skills, Paths: cfg.SkillPaths,
+		SettingsPaths: merged.Skills, Paths: cfg.SkillPaths,
 	})
 	collect(d)
 	l.Skills = skills
 	templates, d := findTemplates(templateSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoPromptTemplates,
-		SettingsPaths: settings.Prompts, Paths: cfg.TemplatePaths,
+		SettingsPaths: merged.Prompts, Paths: cfg.TemplatePaths,
 	})
 	collect(d)
 	l.Templates = templates
@@ -187,7 +205,7 @@ func Load(cfg Config) (*Loaded, error) {
 	exts, d := findExtensionDirs(extensionSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote,
-		SettingsPaths: settings.Extensions, Paths: cfg.ExtensionPaths,
+		SettingsPaths: merged.Extensions, Paths: cfg.ExtensionPaths,
 	})
 	collect(d)
 	l.ExtensionDirs = exts

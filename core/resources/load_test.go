@@ -97,7 +97,7 @@ func TestLoadTrusted(t *testing.T) {
 	for _, d := range l.Diagnostics {
 		kinds = append(kinds, d.Kind)
 	}
-	if got := strings.Join(kinds, ","); got != "warning,collision,collision" {
+	if got := strings.Join(kinds, ","); got != "ignored-setting,collision,collision" {
 		t.Errorf("diagnostics %v", l.Diagnostics)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/settings"
 )
 
 // settingsFileName is the name of the settings file in the agent dir and in
@@ -66,7 +67,12 @@ type Settings struct {
 // than this file's maxPromptFileBytes (default 1 MiB). Section names must match
 // ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
 // ^[a-z][a-z0-9_]*$. Sections come out sorted by name.
-func loadSettingsFile(path, home string) (Settings, []diag.Diagnostic) {
+//
+// The same bytes go to the settings model ([settings.Parse]) as scope, so
+// the file is read once per load; the model's layer comes back with the
+// model's diagnostics (unknown, invalid and ignored keys) after this
+// function's own. A file that cannot be read or is not JSON gives no layer.
+func loadSettingsFile(path, home, scope string, reg *settings.Registry) (Settings, *settings.Layer, []diag.Diagnostic) {
 	var ds diagnostics
 	var s Settings
 	abs, err := filepath.Abs(path)
@@ -78,13 +84,24 @@ func loadSettingsFile(path, home string) (Settings, []diag.Diagnostic) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			ds.add(KindError, abs, "cannot read settings: %v", err)
 		}
-		return s, ds
+		return s, nil, ds
 	}
 	data = bytes.TrimPrefix(data, []byte(bom))
 	s.Files = []string{abs}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return s, ds
+		layer, _ := settings.Parse(reg, abs, scope, nil)
+		return s, &layer, ds
 	}
+	s, ds = parseSettingsData(s, data, abs, home, ds)
+	if t := bytes.TrimSpace(data); !json.Valid(t) || t[0] != '{' {
+		return s, nil, ds
+	}
+	layer, md := settings.Parse(reg, abs, scope, data)
+	return s, &layer, append(ds, md...)
+}
+
+// parseSettingsData reads the keys resources acts on from one file's data.
+func parseSettingsData(s Settings, data []byte, abs, home string, ds diagnostics) (Settings, diagnostics) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		line := 0

@@ -12,7 +12,7 @@ func TestSuppressContextsSetting(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"suppressContexts": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, ds := loadSettingsFile(p, dir)
+	s, ds := loadGlobalSettings(p, dir)
 	if !s.SuppressContexts || len(ds) != 0 {
 		t.Fatalf("%+v %v", s, ds)
 	}
@@ -20,7 +20,7 @@ func TestSuppressContextsSetting(t *testing.T) {
 		t.Fatal("either layer must be able to suppress")
 	}
 	os.WriteFile(p, []byte(`{"suppressContexts": "yes"}`), 0o644)
-	if _, ds := loadSettingsFile(p, dir); len(ds) != 1 {
+	if _, ds := loadGlobalSettings(p, dir); len(ds) != 1 {
 		t.Fatalf("want a warning, got %v", ds)
 	}
 }

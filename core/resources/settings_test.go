@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/settings"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -33,7 +36,7 @@ func TestLoadSettingsFile(t *testing.T) {
 }`,
 		filepath.Join(dir, "docs", "team-rules.md"): "\uFEFFRule one.",
 	})
-	s, diags := loadSettingsFile(file, home)
+	s, diags := loadGlobalSettings(file, home)
 	if want := []string{filepath.Join(dir, "my-skills"), filepath.Join(home, "shared-skills"), "/abs/skills"}; strings.Join(s.Skills, "|") != strings.Join(want, "|") {
 		t.Errorf("skills %v, want %v", s.Skills, want)
 	}
@@ -59,8 +62,9 @@ func TestLoadSettingsFile(t *testing.T) {
 	if z.Name != "zeta" || z.Order != nil || z.Text != "Z" || !z.Interpolate {
 		t.Errorf("zeta %+v", z)
 	}
-	// One diagnostic per bad entry, each naming the file; sections by name.
-	wantIn := []string{`"Bad"`, `"num"`, `"Bad Name"`, `"both"`, `"missing"`, `"neither"`, `"preamble"`, `"typo"`}
+	// One diagnostic per bad entry, each naming the file; sections by name;
+	// then the settings model's (the unknown key).
+	wantIn := []string{`"Bad"`, `"num"`, `"Bad Name"`, `"both"`, `"missing"`, `"neither"`, `"preamble"`, `"typo"`, `"unknownKey"`}
 	if len(diags) != len(wantIn) {
 		t.Fatalf("diagnostics %v", diags)
 	}
@@ -78,7 +82,7 @@ func TestLoadSettingsFileBadJSON(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "settings.json")
 	writeTree(t, map[string]string{file: "{\n  \"skills\": [\"a\",\n  oops\n}"})
-	s, diags := loadSettingsFile(file, "")
+	s, diags := loadGlobalSettings(file, "")
 	if len(diags) != 1 || diags[0].Kind != KindError || diags[0].Path != file || diags[0].Line != 3 {
 		t.Fatalf("diagnostics %v", diags)
 	}
@@ -86,10 +90,10 @@ func TestLoadSettingsFileBadJSON(t *testing.T) {
 		t.Errorf("settings %+v", s)
 	}
 	writeTree(t, map[string]string{file: "[1, 2]"})
-	if _, diags := loadSettingsFile(file, ""); len(diags) != 1 || diags[0].Kind != KindError {
+	if _, diags := loadGlobalSettings(file, ""); len(diags) != 1 || diags[0].Kind != KindError {
 		t.Fatalf("non-object: %v", diags)
 	}
-	if s, diags := loadSettingsFile(filepath.Join(dir, "missing.json"), ""); len(diags) != 0 || len(s.Files) != 0 {
+	if s, diags := loadGlobalSettings(filepath.Join(dir, "missing.json"), ""); len(diags) != 0 || len(s.Files) != 0 {
 		t.Fatalf("missing file: %+v %v", s, diags)
 	}
 }
@@ -116,7 +120,7 @@ func TestDefaultProjectTrustValues(t *testing.T) {
 		{"null", nil, false},
 	} {
 		writeTree(t, map[string]string{file: `{"defaultProjectTrust": ` + c.value + `}`})
-		s, diags := loadSettingsFile(file, "")
+		s, diags := loadGlobalSettings(file, "")
 		if (s.DefaultProjectTrust == nil) != (c.want == nil) || (c.want != nil && *s.DefaultProjectTrust != *c.want) {
 			t.Errorf("%s: got %v", c.value, s.DefaultProjectTrust)
 		}
@@ -167,4 +171,11 @@ func TestMergeSettings(t *testing.T) {
 	if global.Sections[1].Text != "global beta" {
 		t.Errorf("merge modified its input")
 	}
+}
+
+// loadGlobalSettings loads one file as the global settings, with every
+// diagnostic (resources' own and the settings model's).
+func loadGlobalSettings(path, home string) (Settings, []diag.Diagnostic) {
+	s, _, ds := loadSettingsFile(path, home, settings.FileGlobal, settings.Builtin())
+	return s, ds
 }

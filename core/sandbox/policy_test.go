@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"github.com/piwasm/pi/core/settings"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -209,14 +210,13 @@ func TestParseSettings(t *testing.T) {
 }
 
 func TestLoadSettingsMerges(t *testing.T) {
-	dir := t.TempDir()
-	global := filepath.Join(dir, "global.json")
-	proj := filepath.Join(dir, "proj.json")
-	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(global, []byte(`{"sandbox":{"network":false,"writableRoots":["/g"]}}`), 0o644)
-	os.WriteFile(proj, []byte(`{"other":1,"sandbox":{"mode":"read-only","writableRoots":["/p"]}}`), 0o644)
-	os.WriteFile(bad, []byte(`{"sandbox":{"mode":3}}`), 0o644)
-	s, errs := LoadSettings([]string{global, filepath.Join(dir, "missing.json"), bad, proj}, "/home/u")
+	global, proj, bad := "/a/global.json", "/p/.pi/settings.json", "/b/bad.json"
+	vals := []settings.Value{
+		{File: global, Raw: []byte(`{"network":false,"writableRoots":["/g"]}`)},
+		{File: bad, Raw: []byte(`{"mode":3}`)},
+		{File: proj, Raw: []byte(`{"mode":"read-only","writableRoots":["/p"]}`)},
+	}
+	s, errs := LoadSettings(vals, "/home/u")
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), bad) {
 		t.Errorf("errs = %v, want one naming %s", errs, bad)
 	}

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"github.com/piwasm/pi/core/settings"
 	"path/filepath"
 	"strings"
 )
@@ -117,27 +116,15 @@ func (s Settings) Merge(over Settings) Settings {
 	return s
 }
 
-// LoadSettings reads the "sandbox" key of each settings file in order
-// (global first, then the project's when it is trusted) and merges them.
-// A missing file is skipped; a bad file or entry yields an error naming
-// the file, and that file's sandbox settings are left out.
-func LoadSettings(files []string, home string) (Settings, []error) {
+// LoadSettings merges the "sandbox" values of the settings files, as the
+// settings model read them (global first, then the project's when it is
+// trusted). A bad value yields an error naming the file, and that file's
+// sandbox settings are left out.
+func LoadSettings(values []settings.Value, home string) (Settings, []error) {
 	var out Settings
 	var errs []error
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("%s: %w", f, err))
-			}
-			continue
-		}
-		raw, err := topKey(data, "sandbox")
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", f, err))
-			continue
-		}
-		s, err := parseSettings(raw, f, home)
+	for _, v := range values {
+		s, err := parseSettings(v.Raw, v.File, home)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -145,17 +132,4 @@ func LoadSettings(files []string, home string) (Settings, []error) {
 		out = out.Merge(s)
 	}
 	return out, errs
-}
-
-// topKey returns the raw value of key in a settings JSON object, or nil.
-func topKey(data []byte, key string) (json.RawMessage, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("invalid settings JSON: %v", err)
-	}
-	return top[key], nil
 }

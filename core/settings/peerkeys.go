@@ -1,0 +1,121 @@
+package settings
+
+// thinkingLevels are the levels defaultThinkingLevel and
+// modelThinkingLevels take.
+var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// peerKeys are the keys of the established harness's settings.json (its
+// docs/settings.md and schemas/settings.schema.json, version 1.6.0), with
+// its names, defaults and scopes. Status says what pi does with each;
+// docs/configuration.md has the same list for users.
+func peerKeys() []Key {
+	const (
+		noPackages = "pi has no npm or git package manager; pi ext install adds WASM extensions"
+		noFull     = "pi's full-screen mode (--fullscreen) has no such control"
+	)
+	return []Key{
+		{Name: "$schema", Kind: String, Status: Internal},
+		{Name: "lastChangelogVersion", Kind: String, Status: Internal},
+		{Name: "extensionChangelogVersions", Kind: Object, Status: Internal},
+		{Name: "trackingId", Kind: String, Status: Internal},
+		{Name: "deviceId", Kind: String, Status: Internal},
+
+		// Model and thinking.
+		{Name: "defaultProvider", Kind: String, Note: "the provider of the model at start-up"},
+		{Name: "defaultModel", Kind: String, Note: "the model id at start-up"},
+		{Name: "defaultThinkingLevel", Kind: String, Enum: thinkingLevels, Default: `"medium"`},
+		{Name: "modelThinkingLevels", Kind: Object, Note: "start-up thinking level per provider/modelId"},
+		{Name: "thinkingBudgets.minimal", Kind: Int},
+		{Name: "thinkingBudgets.low", Kind: Int},
+		{Name: "thinkingBudgets.medium", Kind: Int},
+		{Name: "thinkingBudgets.high", Kind: Int},
+		{Name: "enabledModels", Kind: Strings, Note: "model scope for cycling; the UI controls that use it are not there yet"},
+		{Name: "hideThinkingBlock", Kind: Bool, Default: "false"},
+		{Name: "showCacheMissNotices", Kind: Bool, Default: "false", Note: "pi shows no cache notices"},
+		{Name: "cacheWarming", Kind: String, Enum: []string{"off", "streaming", "idle"}, Default: `"idle"`, Scope: GlobalOnly, Note: "pi does not send cache-warming requests"},
+
+		// Interaction.
+		{Name: "steeringMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
+		{Name: "followUpMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
+		{Name: "queueMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Status: Internal},
+		{Name: "externalEditor", Kind: String},
+		{Name: "doubleEscapeAction", Kind: String, Enum: []string{"tree", "fork", "none"}, Default: `"tree"`},
+		{Name: "treeFilterMode", Kind: String, Enum: []string{"default", "no-tools", "user-only", "labeled-only", "all"}, Default: `"default"`, Note: "pi has no /tree yet"},
+		// core/resources checks it: it also takes pi's older values, with a warning.
+		{Name: "defaultProjectTrust", Kind: Any, Default: `"ask"`, Scope: GlobalOnly, Status: Applied},
+
+		// Tools.
+		{Name: "defaultTools", Kind: Strings, Default: `["read","bash","edit","write"]`},
+		{Name: "codemode.mode", Kind: String, Enum: []string{"on", "only"}, Default: `"on"`, Status: NotApplicable, Note: "pi has no codemode tool"},
+		{Name: "codemode.inlineBudget", Kind: Int, Default: "3000", Status: NotApplicable, Note: "pi has no codemode tool"},
+
+		// Sessions and context.
+		{Name: "sessionDir", Kind: String},
+		{Name: "sessionShareDestination", Kind: String, Enum: []string{"auto", "gist", "radius"}, Default: `"auto"`, Status: NotApplicable, Note: "pi has no /share"},
+		{Name: "compaction.enabled", Kind: Bool, Default: "true"},
+		{Name: "compaction.reserveTokens", Kind: Int, Default: "16384"},
+		{Name: "compaction.keepRecentTokens", Kind: Int, Default: "20000"},
+		{Name: "compaction.modelOverrides", Kind: Object},
+		{Name: "branchSummary.reserveTokens", Kind: Int, Default: "16384"},
+		{Name: "branchSummary.skipPrompt", Kind: Bool, Default: "false"},
+
+		// Terminal and display.
+		{Name: "theme", Kind: String, Default: `"system"`},
+		{Name: "quietStartup", Kind: Bool, Enum: []string{"header"}, Default: "false"},
+		{Name: "tuiMode", Kind: String, Enum: []string{"regular", "fullscreen"}, Default: `"fullscreen"`},
+		{Name: "fullscreenExitOutput", Kind: String, Enum: []string{"transcript", "resume-hint"}, Default: `"transcript"`, Status: NotApplicable, Note: noFull},
+		{Name: "fullscreenScrollbar", Kind: String, Enum: []string{"auto", "always", "hidden"}, Default: `"auto"`, Status: NotApplicable, Note: noFull},
+		{Name: "fullscreenCopyOnSelect", Kind: Bool, Default: "true", Status: NotApplicable, Note: noFull},
+		{Name: "fullscreenWheelScrollLines", Kind: Int, Enum: []string{"auto"}, Default: `"auto"`, Status: NotApplicable, Note: noFull},
+		{Name: "editorPaddingX", Kind: Int, Default: "0", Note: "pi's editor has no padding control"},
+		{Name: "outputPad", Kind: Int, Default: "1", Note: "pi's transcript has no padding control"},
+		{Name: "autocompleteMaxVisible", Kind: Int, Default: "5", Note: "pi's completion list has a fixed size"},
+		{Name: "showHardwareCursor", Kind: Bool, Default: "false", Note: "pi always uses the terminal's cursor"},
+		{Name: "terminal.showImages", Kind: Bool, Default: "true", Note: "pi does not draw images in the terminal"},
+		{Name: "terminal.imageWidthCells", Kind: Int, Default: "60", Note: "pi does not draw images in the terminal"},
+		{Name: "terminal.clearOnShrink", Kind: Bool, Default: "false"},
+		{Name: "terminal.showTerminalProgress", Kind: Bool, Default: "false"},
+		{Name: "terminal.hyperlinks", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`},
+		{Name: "terminal.images", Kind: Bool, Enum: []string{"kitty", "iterm2", "auto"}, Default: `"auto"`, Note: "pi does not draw images in the terminal"},
+		{Name: "terminal.trueColor", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`},
+		{Name: "images.autoResize", Kind: Bool, Default: "true"},
+		{Name: "images.blockImages", Kind: Bool, Default: "false"},
+		{Name: "markdown.codeBlockIndent", Kind: String, Default: `"  "`},
+		{Name: "markdown.mermaid", Kind: String, Enum: []string{"off", "final", "streaming"}, Default: `"streaming"`, Note: "pi does not render mermaid diagrams"},
+
+		// Network and retries.
+		{Name: "transport", Kind: String, Enum: []string{"auto", "sse", "websocket", "websocket-cached"}, Default: `"auto"`, Note: "pi speaks SSE only"},
+		{Name: "websockets", Kind: Bool, Status: Internal},
+		{Name: "httpProxy", Kind: String, Scope: GlobalOnly},
+		{Name: "httpIdleTimeoutMs", Kind: Int, Enum: []string{"disabled"}, Default: "300000"},
+		{Name: "websocketConnectTimeoutMs", Kind: Int, Enum: []string{"disabled"}, Default: "15000", Status: NotApplicable, Note: "pi speaks SSE only"},
+		{Name: "retry.enabled", Kind: Bool, Default: "true"},
+		{Name: "retry.maxRetries", Kind: Int, Default: "3"},
+		{Name: "retry.baseDelayMs", Kind: Int, Default: "2000"},
+		{Name: "retry.maxAgentDelayMs", Kind: Int, Default: "60000"},
+		{Name: "retry.maxDelayMs", Kind: Int, Status: Internal},
+		{Name: "retry.provider.timeoutMs", Kind: Int},
+		{Name: "retry.provider.maxRetries", Kind: Int, Default: "0"},
+		{Name: "retry.provider.maxRetryDelayMs", Kind: Int, Default: "60000"},
+
+		// Shell.
+		{Name: "shellPath", Kind: String},
+		{Name: "shellCommandPrefix", Kind: String},
+		{Name: "npmCommand", Kind: Strings, Status: NotApplicable, Note: noPackages},
+		{Name: "selfUpdateCommand", Kind: Strings, Scope: GlobalOnly, Status: NotApplicable, Note: "pi does not update itself"},
+
+		// Resources. core/resources checks extensions, skills and prompts.
+		{Name: "packages", Kind: List, Note: noPackages},
+		{Name: "extensions", Kind: Any, Status: Applied, Note: "paths of WASM extension packages"},
+		{Name: "skills", Kind: Any, Status: Applied},
+		{Name: "prompts", Kind: Any, Status: Applied},
+		{Name: "themes", Kind: Strings, Note: "pi has no custom themes"},
+		{Name: "enableSkillCommands", Kind: Bool, Default: "true"},
+
+		// Updates, telemetry and warnings.
+		{Name: "collapseChangelog", Kind: Bool, Default: "false", Status: NotApplicable, Note: "pi shows no changelog"},
+		{Name: "enableInstallTelemetry", Kind: Bool, Default: "true", Status: NotApplicable, Note: "pi sends no telemetry"},
+		{Name: "enableAnalytics", Kind: Bool, Default: "false", Status: NotApplicable, Note: "pi sends no analytics"},
+		{Name: "warnings.anthropicExtraUsage", Kind: Bool, Default: "true", Status: NotApplicable, Note: "pi has no subscription sign-in"},
+	}
+}
