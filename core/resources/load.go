@@ -65,9 +65,9 @@ type Loaded struct {
 	// Values is the settings model of this load: every key of the
 	// settings files, merged, for the packages that act on them.
 	Values        *settings.Settings `json:"-"`
-	Trust         TrustState        `json:"trust"`
-	ExtensionDirs []string          `json:"extensionDirs"`
-	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
+	Trust         TrustState         `json:"trust"`
+	ExtensionDirs []string           `json:"extensionDirs"`
+	Diagnostics   []diag.Diagnostic  `json:"diagnostics"`
 }
 
 // VisibleSkills returns the skills the model is told about.
