@@ -142,6 +142,25 @@ func describeEntry(e session.Entry) string {
 		return "request → " + esc(e.Route)
 	case session.TypeError:
 		return "error  " + esc(e.Text)
+	case session.TypeCompaction:
+		return fmt.Sprintf("compaction  keeps from %s, %d tokens before: %s", esc(e.FirstKeptEntryID), e.TokensBefore, strconv.Quote(truncate(e.Summary, 60)))
+	case session.TypeBranchSummary:
+		return fmt.Sprintf("branch summary  from %s: %s", esc(e.FromID), strconv.Quote(truncate(e.Summary, 60)))
+	case session.TypeCustomMessage:
+		text := ""
+		if e.Content != nil {
+			text = e.Content.Text()
+		}
+		return fmt.Sprintf("custom message (%s)  %s", esc(e.CustomType), strconv.Quote(truncate(text, 60)))
+	case session.TypeContextEdit:
+		if e.Replacement == nil {
+			return "context edit  omits " + esc(e.TargetID)
+		}
+		return "context edit  replaces " + esc(e.TargetID)
+	case session.TypeLabel:
+		return fmt.Sprintf("label  %s on %s", strconv.Quote(e.Label), esc(e.TargetID))
+	case session.TypeSessionInfo:
+		return "session name  " + strconv.Quote(e.Name)
 	}
 	return esc(e.Type) + " (passed through)"
 }

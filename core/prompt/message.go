@@ -174,6 +174,24 @@ type Message struct {
 	Details    json.RawMessage `json:"details,omitempty"`
 	IsError    *bool           `json:"isError,omitempty"`
 
+	// The established harness's other message kinds, as its sessions and
+	// get_messages carry them: "compactionSummary" and "branchSummary"
+	// (Summary, TokensBefore, FromID), "custom" (an extension's message:
+	// CustomType, Content, Display) and "bashExecution" (a command the
+	// user ran with !: Command, Output and how it ended).
+	Summary            string `json:"summary,omitempty"`
+	TokensBefore       int    `json:"tokensBefore,omitempty"`
+	FromID             string `json:"fromId,omitempty"`
+	CustomType         string `json:"customType,omitempty"`
+	Display            *bool  `json:"display,omitempty"`
+	Command            string `json:"command,omitempty"`
+	Output             string `json:"output,omitempty"`
+	ExitCode           *int   `json:"exitCode,omitempty"`
+	Cancelled          bool   `json:"cancelled,omitempty"`
+	Truncated          bool   `json:"truncated,omitempty"`
+	FullOutputPath     string `json:"fullOutputPath,omitempty"`
+	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
+
 	Timestamp int64 `json:"timestamp"`
 }
 

@@ -486,13 +486,7 @@ func branchMessages(tr *session.Transcript) []prompt.Message {
 	if tr == nil {
 		return nil
 	}
-	var out []prompt.Message
-	for _, e := range tr.Branch() {
-		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role != "system" {
-			out = append(out, *e.Message)
-		}
-	}
-	return out
+	return session.ContextMessages(tr.Branch())
 }
 
 // Context is the context the runtime was made with: work started for the

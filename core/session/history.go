@@ -1,7 +1,9 @@
 package session
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
@@ -15,65 +17,173 @@ type Node struct {
 	Role    string `json:"role"`
 	Text    string `json:"text"`
 	Content string `json:"content"`
+	// Kind is the message kind as the established harness names it:
+	// Role for conversation messages, or "compactionSummary",
+	// "branchSummary", "custom" or "bashExecution" for what is sent as a
+	// user message with its own wording.
+	Kind string `json:"kind,omitempty"`
+	// Entry is the index of the entry the node came from in the entries
+	// History was given; system nodes point at the entry that last placed
+	// them.
+	Entry int `json:"-"`
 	// Msg is the message a user, assistant or tool-result node stands
 	// for (its blocks: images, tool calls); nil for system and context
 	// nodes.
 	Msg *prompt.Message `json:"-"`
 }
 
-// History replays entries into the request history: user, assistant and
-// context messages in order, and system nodes placed and rewritten by
-// projection commits. Structured system messages (section patches) add no
-// node of their own: they are what projections are computed from.
+// The wording of summaries in the context, the established harness's own
+// (a session continued by either harness sends the same text).
+const (
+	compactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	compactionSuffix = "\n</summary>"
+	branchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	branchSuffix     = "</summary>"
+)
+
+// CompactionText is a compaction summary as the model reads it.
+func CompactionText(summary string) string { return compactionPrefix + summary + compactionSuffix }
+
+// BranchSummaryText is a branch summary as the model reads it.
+func BranchSummaryText(summary string) string { return branchPrefix + summary + branchSuffix }
+
+// BashText is a command the user ran (a bashExecution message) as the
+// model reads it.
+func BashText(m prompt.Message) string {
+	var b strings.Builder
+	b.WriteString("Ran `" + m.Command + "`\n")
+	if m.Output != "" {
+		b.WriteString("```\n" + m.Output + "\n```")
+	} else {
+		b.WriteString("(no output)")
+	}
+	switch {
+	case m.Cancelled:
+		b.WriteString("\n\n(command cancelled)")
+	case m.ExitCode != nil && *m.ExitCode != 0:
+		fmt.Fprintf(&b, "\n\nCommand exited with code %d", *m.ExitCode)
+	}
+	if m.Truncated && m.FullOutputPath != "" {
+		b.WriteString("\n\n[Output truncated. Full output: " + m.FullOutputPath + "]")
+	}
+	return b.String()
+}
+
+// History replays entries (the active branch, root first) into the
+// request history, as both harnesses rebuild it:
+//
+//   - user, assistant and tool-result messages in order; runtime-context
+//     snapshots, other extensions' messages, branch summaries and commands
+//     the user ran become user messages;
+//   - system nodes placed and rewritten by projection commits. Structured
+//     system messages (section patches) add no node of their own: they
+//     are what projections are computed from;
+//   - with a compaction on the branch, the latest one stands for
+//     everything before its first kept entry: the system nodes, its
+//     summary, then the kept entries and those after it;
+//   - context edits leave out or replace the content of the entry they
+//     target (the latest edit of an entry wins).
 //
 // A session written by the established harness has system messages but no
 // projections: there the first system message stands for the prompt as
-// that harness sent it (the replay of its system messages), until pi's
-// first projection takes the slot over.
+// that harness sent it (the replay of its system messages, or a
+// compaction's copy of it), until pi's first projection takes the slot
+// over. Labels, session names, model and thinking-level changes and pi's
+// own records add nothing.
 func History(entries []Entry) []Node {
+	nodes := replayNodes(entries)
+	if c := latestCompaction(entries); c >= 0 {
+		nodes = compacted(entries, nodes, c)
+	}
+	return applyEdits(entries, nodes)
+}
+
+func replayNodes(entries []Entry) []Node {
 	var nodes []Node
 	seq := 0
 	next := func() int { seq++; return seq - 1 }
 	var sys []prompt.Message
 	head := -1
+	projected := false
+	setHead := func(i int) {
+		cur, _ := prompt.Replay(sys)
+		text := prompt.SystemText(cur)
+		if head < 0 {
+			head = len(nodes)
+			nodes = append(nodes, Node{Seq: next(), Role: "system", Kind: "system", Text: text, Content: text, Entry: i})
+			return
+		}
+		nodes[head].Text, nodes[head].Content = text, text
+	}
+	user := func(i int, kind, text string) {
+		nodes = append(nodes, Node{Seq: next(), Role: "user", Kind: kind, Text: text, Content: text, Entry: i})
+	}
 	for i, e := range entries {
 		switch e.Type {
 		case TypeMessage:
-			if e.Message == nil {
+			m := e.Message
+			if m == nil {
 				continue
 			}
-			if e.Message.Role == "system" {
+			switch m.Role {
+			case "system":
 				if !foreignSystem(entries, i) {
 					continue
 				}
-				sys = append(sys, *e.Message)
-				cur, _ := prompt.Replay(sys)
-				text := prompt.SystemText(cur)
-				if head < 0 {
-					head = len(nodes)
-					nodes = append(nodes, Node{Seq: next(), Role: "system", Text: text, Content: text})
-				} else {
-					nodes[head].Text, nodes[head].Content = text, text
+				sys = append(sys, *m)
+				setHead(i)
+			case "bashExecution":
+				if !m.ExcludeFromContext {
+					user(i, "bashExecution", BashText(*m))
 				}
-				continue
+			case "compactionSummary", "branchSummary":
+				// Not written as messages by either harness; read as the
+				// entries they stand for would be.
+				if m.Role == "compactionSummary" {
+					user(i, m.Role, CompactionText(m.Summary))
+				} else {
+					user(i, m.Role, BranchSummaryText(m.Summary))
+				}
+			case "custom":
+				nodes = append(nodes, customNode(next(), i, m.Content))
+			default:
+				nodes = append(nodes, Node{Seq: next(), Role: m.Role, Kind: m.Role, Text: m.Content.Text(), Content: m.Content.Text(), Entry: i, Msg: m})
 			}
-			nodes = append(nodes, Node{Seq: next(), Role: e.Message.Role, Text: e.Message.Content.Text(), Content: e.Message.Content.Text(), Msg: e.Message})
 		case TypeContext:
-			nodes = append(nodes, Node{Seq: next(), Role: "user", Text: e.Text, Content: e.Text})
+			user(i, "custom", e.Text)
+		case TypeCustomMessage:
+			var c prompt.Content
+			if e.Content != nil {
+				c = *e.Content
+			}
+			nodes = append(nodes, customNode(next(), i, c))
+		case TypeBranchSummary:
+			if e.Summary != "" {
+				user(i, "branchSummary", BranchSummaryText(e.Summary))
+			}
+		case TypeCompaction:
+			if e.SystemMessage != nil && !projected {
+				// The other harness's prompt as it stood when it
+				// compacted: the replay of everything before.
+				sys = []prompt.Message{*e.SystemMessage}
+				setHead(i)
+			}
+			user(i, "compactionSummary", CompactionText(e.Summary))
 		case TypeProjection:
+			projected = true
 			for _, c := range e.Commits {
 				content := c.Text
 				if c.Content != nil {
 					content = *c.Content
 				}
-				n := Node{Seq: next(), Role: "system", Text: c.Text, Content: content}
+				n := Node{Seq: next(), Role: "system", Kind: "system", Text: c.Text, Content: content, Entry: i}
 				switch c.Op {
 				case prompt.OpAppend:
 					nodes = append(nodes, n)
 				case prompt.OpReplace:
-					for i := range nodes {
-						if nodes[i].Seq == c.Seq {
-							nodes[i] = n
+					for j := range nodes {
+						if nodes[j].Seq == c.Seq {
+							nodes[j] = n
 						}
 					}
 				}
@@ -81,6 +191,108 @@ func History(entries []Entry) []Node {
 		}
 	}
 	return nodes
+}
+
+// customNode is an extension's message: a user message with its content
+// (text, or blocks with images).
+func customNode(seq, i int, c prompt.Content) Node {
+	n := Node{Seq: seq, Role: "user", Kind: "custom", Text: c.Text(), Content: c.Text(), Entry: i}
+	if _, simple := c.Simple(); !simple {
+		n.Msg = &prompt.Message{Role: "user", Content: c}
+	}
+	return n
+}
+
+// latestCompaction is the index of the last compaction entry, or -1.
+func latestCompaction(entries []Entry) int {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type == TypeCompaction {
+			return i
+		}
+	}
+	return -1
+}
+
+// compacted is the history after the compaction at entries[c]: the system
+// nodes (the prompt stays as it was, so a provider's cache keeps its
+// prefix), the compaction's summary, the nodes of the entries from its
+// first kept entry on (older compactions among them add nothing), and
+// those after it. A first kept entry that is not on the branch keeps
+// nothing from before the compaction, as the established harness does.
+func compacted(entries []Entry, nodes []Node, c int) []Node {
+	kept := c
+	for i := 0; i < c; i++ {
+		if entries[i].ID != "" && entries[i].ID == entries[c].FirstKeptEntryID {
+			kept = i
+			break
+		}
+	}
+	out := make([]Node, 0, len(nodes))
+	for _, n := range nodes {
+		if n.Role == "system" && n.Entry < kept {
+			out = append(out, n)
+		}
+	}
+	for _, n := range nodes {
+		if n.Entry == c && n.Role != "system" {
+			out = append(out, n)
+		}
+	}
+	for _, n := range nodes {
+		switch {
+		case n.Entry >= kept && n.Entry < c && n.Kind != "compactionSummary":
+			out = append(out, n)
+		case n.Entry > c:
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// applyEdits applies context_edit entries: the latest edit of an entry
+// leaves its nodes out (no replacement) or replaces their content.
+func applyEdits(entries []Entry, nodes []Node) []Node {
+	var edits map[string]*Entry
+	for i := range entries {
+		if e := &entries[i]; e.Type == TypeContextEdit && e.TargetID != "" {
+			if edits == nil {
+				edits = map[string]*Entry{}
+			}
+			edits[e.TargetID] = e
+		}
+	}
+	if edits == nil {
+		return nodes
+	}
+	out := nodes[:0:0]
+	for _, n := range nodes {
+		id := ""
+		if n.Entry >= 0 && n.Entry < len(entries) {
+			id = entries[n.Entry].ID
+		}
+		ed, ok := edits[id]
+		if !ok || id == "" || n.Role == "system" {
+			out = append(out, n)
+			continue
+		}
+		if ed.Replacement == nil {
+			continue
+		}
+		c := *ed.Replacement
+		n.Text, n.Content = c.Text(), c.Text()
+		if n.Msg != nil {
+			m := *n.Msg
+			m.Content = c
+			if c.Blocks == nil && (m.Role == "assistant" || m.Role == prompt.RoleToolResult) {
+				m.Content = prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: c.Str}}}
+			}
+			n.Msg = &m
+		} else if _, simple := c.Simple(); !simple {
+			n.Msg = &prompt.Message{Role: "user", Content: c}
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // foreignSystem reports whether the system message at entries[i] was
@@ -283,4 +495,61 @@ func lastContext(entries []Entry) string {
 		}
 	}
 	return ""
+}
+
+// ContextMessages are the messages of the context History rebuilds from
+// entries, in the established harness's shapes (what RPC get_messages
+// returns): conversation messages as recorded (edits applied), summaries
+// as "compactionSummary" and "branchSummary" messages, extensions'
+// messages as "custom" ones. pi's system prompt is not among them.
+func ContextMessages(entries []Entry) []prompt.Message {
+	var out []prompt.Message
+	for _, n := range History(entries) {
+		if n.Role == "system" || n.Entry < 0 || n.Entry >= len(entries) {
+			continue
+		}
+		e := entries[n.Entry]
+		ts := entryMillis(e)
+		switch n.Kind {
+		case "compactionSummary", "branchSummary":
+			if e.Type == TypeMessage && e.Message != nil {
+				out = append(out, *e.Message)
+				continue
+			}
+			out = append(out, prompt.Message{Role: n.Kind, Summary: e.Summary, TokensBefore: e.TokensBefore, FromID: e.FromID, Timestamp: ts})
+		case "custom":
+			switch {
+			case e.Type == TypeMessage && e.Message != nil:
+				out = append(out, *e.Message)
+			case e.Type == TypeContext:
+				// pi's runtime context is prompt state, not conversation.
+			default:
+				display := e.Display
+				c := prompt.TextContent(n.Content)
+				if n.Msg != nil {
+					c = n.Msg.Content
+				} else if e.Content != nil && e.Content.Blocks != nil {
+					c = prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: n.Content}}}
+				}
+				out = append(out, prompt.Message{Role: "custom", CustomType: e.CustomType, Content: c, Display: &display, Timestamp: ts})
+			}
+		default:
+			if n.Msg != nil {
+				out = append(out, *n.Msg)
+			} else if e.Message != nil {
+				out = append(out, *e.Message)
+			}
+		}
+	}
+	return out
+}
+
+// entryMillis is an entry's timestamp in Unix milliseconds (0 when it has
+// none that parses).
+func entryMillis(e Entry) int64 {
+	t, err := time.Parse(time.RFC3339Nano, e.Time)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
 }

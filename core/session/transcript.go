@@ -41,6 +41,19 @@ const (
 	// with them.
 	TypeModelChange    = "model_change"
 	TypeThinkingChange = "thinking_level_change"
+	// The established harness's entries that shape the context: a
+	// compaction (a summary standing for the entries before
+	// FirstKeptEntryID), a branch summary (what an abandoned branch did),
+	// an extension's message (sent as a user message), and an edit that
+	// omits or replaces an earlier entry's content.
+	TypeCompaction    = "compaction"
+	TypeBranchSummary = "branch_summary"
+	TypeCustomMessage = "custom_message"
+	TypeContextEdit   = "context_edit"
+	// Its entries that do not: a bookmark on an entry and the session's
+	// display name.
+	TypeLabel       = "label"
+	TypeSessionInfo = "session_info"
 )
 
 // customTypes maps pi's record kinds to the customType they are stored
@@ -93,8 +106,37 @@ type Entry struct {
 	Forced string
 	// TypeModelChange and TypeThinkingChange
 	Provider, ModelID, ThinkingLevel string
+	// TypeCompaction and TypeBranchSummary. FromID is the leaf a branch
+	// summary left ("root" for none); FromHook marks a summary an
+	// extension supplied (its file lists are not carried on).
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+	SystemMessage    *prompt.Message
+	Usage            *prompt.Usage
+	Files            *FileLists
+	FromHook         bool
+	FromID           string
+	// TypeCustomMessage (another extension's message) keeps its content
+	// here, with its customType and whether the UI shows it.
+	CustomType string
+	Content    *prompt.Content
+	Display    bool
+	// TypeContextEdit: the entry edited, and its new content (nil: the
+	// entry is left out of the context). TypeLabel: the entry labelled.
+	TargetID    string
+	Replacement *prompt.Content
+	// TypeLabel and TypeSessionInfo
+	Label, Name string
 
 	Raw json.RawMessage
+}
+
+// FileLists are the files a summarised stretch of the session read and
+// changed (a compaction's or branch summary's details).
+type FileLists struct {
+	ReadFiles     []string `json:"readFiles"`
+	ModifiedFiles []string `json:"modifiedFiles"`
 }
 
 // wireEntry is an entry as written: the established harness's base fields,
@@ -107,13 +149,28 @@ type wireEntry struct {
 	Message    *prompt.Message `json:"message,omitempty"`
 	Extension  string          `json:"extension,omitempty"`
 	CustomType string          `json:"customType,omitempty"`
-	Content    *string         `json:"content,omitempty"`
+	Content    *prompt.Content `json:"content,omitempty"`
 	Display    *bool           `json:"display,omitempty"`
 	Data       *wireData       `json:"data,omitempty"`
 	// model_change and thinking_level_change
 	Provider      string `json:"provider,omitempty"`
 	ModelID       string `json:"modelId,omitempty"`
 	ThinkingLevel string `json:"thinkingLevel,omitempty"`
+	// compaction and branch_summary
+	Summary          *string         `json:"summary,omitempty"`
+	FirstKeptEntryID string          `json:"firstKeptEntryId,omitempty"`
+	TokensBefore     *int            `json:"tokensBefore,omitempty"`
+	FromID           string          `json:"fromId,omitempty"`
+	SystemMessage    *prompt.Message `json:"systemMessage,omitempty"`
+	Usage            *prompt.Usage   `json:"usage,omitempty"`
+	Details          json.RawMessage `json:"details,omitempty"`
+	FromHook         *bool           `json:"fromHook,omitempty"`
+	// context_edit and label
+	TargetID    string          `json:"targetId,omitempty"`
+	Replacement json.RawMessage `json:"replacement,omitempty"`
+	Label       *string         `json:"label,omitempty"`
+	// session_info
+	Name *string `json:"name,omitempty"`
 
 	// Version 1 fields, read only.
 	Text         string             `json:"text,omitempty"`
@@ -148,13 +205,16 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	if w.ParentID != nil {
 		e.ParentID = *w.ParentID
 	}
+	if err := e.readTreeFields(&w); err != nil {
+		return err
+	}
 	for kind, ct := range customTypes {
 		if w.CustomType != ct || (w.Type != "custom" && w.Type != "custom_message") {
 			continue
 		}
 		e.Type = kind
 		if w.Type == "custom_message" && w.Content != nil {
-			e.Text = *w.Content
+			e.Text, e.Content, e.CustomType = w.Content.Text(), nil, ""
 		}
 		if d := w.Data; d != nil {
 			e.Commits, e.InHistory, e.StartsSeries = d.Commits, d.InHistory, d.StartsSeries
@@ -182,8 +242,8 @@ func (e Entry) wire() wireEntry {
 		w.Message, w.Extension = e.Message, e.Extension
 	case TypeContext:
 		w.Type, w.CustomType = "custom_message", customTypes[e.Type]
-		text, display := e.Text, false
-		w.Content, w.Display = &text, &display
+		content, display := prompt.TextContent(e.Text), false
+		w.Content, w.Display = &content, &display
 	case TypeProjection:
 		w.Type, w.CustomType = "custom", customTypes[e.Type]
 		w.Data = &wireData{Commits: e.Commits, InHistory: e.InHistory, StartsSeries: e.StartsSeries}
@@ -200,6 +260,8 @@ func (e Entry) wire() wireEntry {
 		w.Provider, w.ModelID = e.Provider, e.ModelID
 	case TypeThinkingChange:
 		w.ThinkingLevel = e.ThinkingLevel
+	default:
+		e.writeTreeFields(&w)
 	}
 	return w
 }

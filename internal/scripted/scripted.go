@@ -36,6 +36,20 @@ type Reply struct {
 	// DelayMs pauses after each fragment, so a test can interrupt a reply
 	// while it streams.
 	DelayMs int `json:"delayMs,omitempty"`
+	// PromptTokens, when non-zero, is the input-token count the reply's
+	// usage reports (100 otherwise), so a test can make a harness believe
+	// its context is full.
+	PromptTokens int `json:"promptTokens,omitempty"`
+	// Error is the error message sent with Status (a provider's
+	// "maximum context length" wording, say); empty: a generic one.
+	Error string `json:"error,omitempty"`
+}
+
+func (r Reply) prompt() int {
+	if r.PromptTokens > 0 {
+		return r.PromptTokens
+	}
+	return 100
 }
 
 // Server answers requests with the replies of its script, in order. When
@@ -110,7 +124,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(rep.Status)
-			fmt.Fprintf(w, `{"error":{"message":"scripted status %d"}}`, rep.Status)
+			msg := rep.Error
+			if msg == "" {
+				msg = fmt.Sprintf("scripted status %d", rep.Status)
+			}
+			b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+			w.Write(b)
 			return
 		}
 		s.next++
@@ -217,7 +236,7 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, rep Reply) {
 	}
 	send(chunk(map[string]any{}, finish))
 	send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted", "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+		"usage": map[string]any{"prompt_tokens": rep.prompt(), "completion_tokens": 10, "total_tokens": rep.prompt() + 10}})
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(w)
 }
@@ -231,7 +250,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rep Reply) {
 	}
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_scripted", "type": "message", "role": "assistant", "model": "scripted", "content": []any{},
-		"stop_reason": nil, "usage": map[string]any{"input_tokens": 100, "output_tokens": 1}}})
+		"stop_reason": nil, "usage": map[string]any{"input_tokens": rep.prompt(), "output_tokens": 1}}})
 	idx := 0
 	if rep.Thinking != "" {
 		send("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "thinking", "thinking": ""}})
