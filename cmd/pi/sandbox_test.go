@@ -14,6 +14,7 @@ import (
 	"github.com/piwasm/pi/core/sandbox"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
+	"github.com/piwasm/pi/internal/hostile"
 )
 
 // TestMain lets the test binary act as pi's confining helper, as the real
@@ -21,6 +22,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
+	}
+	if code, ok := hostile.Main(os.Args[1:], os.Stdout); ok {
+		os.Exit(code)
 	}
 	// PI_TEST_AS_PI makes the test binary run as pi itself, so tests can
 	// send it signals as a user's terminal would (see runAsPi).

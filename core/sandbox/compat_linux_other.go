@@ -2,7 +2,7 @@
 
 package sandbox
 
-import "golang.org/x/net/bpf"
+import "github.com/elastic/go-seccomp-bpf/arch"
 
-// compatPrefix is empty where pi knows no second system-call ABI to close.
-func compatPrefix() []bpf.Instruction { return nil }
+// compatArch is nil where pi knows no second system-call ABI to close.
+func compatArch() *arch.Info { return nil }

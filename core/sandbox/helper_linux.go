@@ -9,14 +9,9 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
-	"unsafe"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
-	"github.com/elastic/go-seccomp-bpf/arch"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/net/bpf"
-	"golang.org/x/sys/cpu"
 	"golang.org/x/sys/unix"
 )
 
@@ -57,10 +52,36 @@ func helper(args []string) error {
 			_ = os.MkdirAll(d.Path, 0o755)
 		}
 	}
+	if err := dropTerminal(); err != nil {
+		return fmt.Errorf("cannot detach the command from the terminal, not running it: %w", err)
+	}
 	if err := confine(s); err != nil {
 		return fmt.Errorf("cannot confine the command, not running it: %w", err)
 	}
 	return syscall.Exec(prog, argv, os.Environ())
+}
+
+// dropTerminal makes sure the command has no controlling terminal, so it
+// cannot open /dev/tty and type into the user's terminal or read pi's
+// keyboard. pi starts the helper in a session of its own ([Shell] sets
+// setsid), which has none; a helper started otherwise starts one, or, as a
+// process-group leader that cannot, gives the terminal up. If a terminal
+// is still reachable the command does not run.
+func dropTerminal() error {
+	if sid, _ := unix.Getsid(0); sid != unix.Getpid() {
+		if _, err := unix.Setsid(); err != nil {
+			if fd, err := unix.Open("/dev/tty", unix.O_RDONLY|unix.O_NOCTTY|unix.O_CLOEXEC, 0); err == nil {
+				_ = unix.IoctlSetInt(fd, unix.TIOCNOTTY, 0)
+				unix.Close(fd)
+			}
+		}
+	}
+	fd, err := unix.Open("/dev/tty", unix.O_RDONLY|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+		return errors.New("/dev/tty is still open to it")
+	}
+	return nil
 }
 
 // confine restricts the calling OS thread only, which then executes the
@@ -101,99 +122,8 @@ func confine(s spec) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if !s.Network {
-		if err := denyNetwork(); err != nil {
-			return fmt.Errorf("seccomp: %w", err)
-		}
+	if err := installFilter(s.Network); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
-}
-
-// Address families refused with network off: IPv4, IPv6 and raw packets.
-// Unix and netlink sockets stay usable (local IPC, interface queries).
-const (
-	afInet   = 2
-	afInet6  = 10
-	afPacket = 17
-)
-
-// denyNetwork installs a seccomp filter that makes socket(2) fail with
-// EPERM for the network families and refuses io_uring, whose socket
-// operation would go around the filter.
-func denyNetwork() error {
-	if !seccomp.Supported() {
-		return errors.New("not supported by this kernel")
-	}
-	insns, err := networkFilter()
-	if err != nil {
-		return err
-	}
-	prog, err := bpf.Assemble(insns)
-	if err != nil {
-		return err
-	}
-	filter := make([]unix.SockFilter, len(prog))
-	for i, in := range prog {
-		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
-	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-// networkFilter is the seccomp program for network off.
-func networkFilter() ([]bpf.Instruction, error) {
-	var socket []seccomp.NameWithConditions
-	for _, af := range []uint64{afInet, afInet6, afPacket} {
-		socket = append(socket, seccomp.NameWithConditions{
-			Name:       "socket",
-			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: af}},
-		})
-	}
-	pol := seccomp.Policy{
-		DefaultAction: seccomp.ActionAllow,
-		Syscalls: []seccomp.SyscallGroup{
-			{Action: seccomp.ActionErrno, NamesWithCondtions: socket},
-			{Action: seccomp.ActionErrno, Names: []string{"io_uring_setup"}},
-		},
-	}
-	native, err := pol.Assemble()
-	if err != nil {
-		return nil, err
-	}
-	info, err := arch.GetInfo("")
-	if err != nil {
-		return nil, err
-	}
-	prog := lowWordSocketCheck(uint32(info.ID), info.SyscallNames["socket"])
-	prog = append(prog, compatPrefix()...)
-	return append(prog, native...), nil
-}
-
-// lowWordSocketCheck refuses socket(2) for the network families comparing
-// only the low 32 bits of the first argument. The kernel reads the family
-// as an int, so a caller may set the high bits at will; the library's
-// 64-bit comparison alone would let socket(1<<32|AF_INET) through.
-func lowWordSocketCheck(auditArch uint32, nrSocket int) []bpf.Instruction {
-	if nrSocket <= 0 {
-		return nil
-	}
-	off := uint32(16) // the low word of args[0] on little-endian machines
-	if cpu.IsBigEndian {
-		off = 20
-	}
-	return []bpf.Instruction{
-		/* 0 */ bpf.LoadAbsolute{Off: 4, Size: 4},
-		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipFalse: 7},
-		/* 2 */ bpf.LoadAbsolute{Off: 0, Size: 4},
-		/* 3 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nrSocket), SkipFalse: 5},
-		/* 4 */ bpf.LoadAbsolute{Off: off, Size: 4},
-		/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: afInet, SkipTrue: 2},
-		/* 6 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: afInet6, SkipTrue: 1},
-		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: afPacket, SkipFalse: 1},
-		/* 8 */ bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
-	}
 }

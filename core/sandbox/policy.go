@@ -88,8 +88,9 @@ type Policy struct {
 }
 
 // devices are writable in every confined mode: shells and build tools
-// expect to discard output and read randomness.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// expect to discard output and read randomness. /dev/tty is not among
+// them: a confined command has no terminal.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 // ErrNotEnforced is returned (wrapped) by Build when the user required
 // enforcement and this system cannot provide it.
@@ -262,31 +263,22 @@ func within(path, root string) bool {
 func (p *Policy) Enforcement() Enforcement { return p.enforcement }
 
 // Confined reports whether bash commands run through the helper: the mode
-// is not off and the kernel has Landlock. (Without seccomp, network off is
-// then enforced only for TCP, and only from Landlock ABI 4; [Policy.Notice]
-// says so.)
-func (p *Policy) Confined() bool { return p.Mode != ModeOff && p.enforcement.Landlock() }
+// is not off and the kernel has Landlock and seccomp (the seccomp filter
+// keeps commands away from the terminal and from unusual sockets in every
+// confined mode).
+func (p *Policy) Confined() bool {
+	return p.Mode != ModeOff && p.enforcement.Landlock() && p.enforcement.Seccomp
+}
 
 // Enforced reports whether the kernel can enforce this policy (always
 // true for mode off, which needs nothing).
-func (p *Policy) Enforced() bool {
-	if p.Mode == ModeOff {
-		return true
-	}
-	if !p.enforcement.Landlock() {
-		return false
-	}
-	return p.Network || p.enforcement.Seccomp
-}
+func (p *Policy) Enforced() bool { return p.Mode == ModeOff || p.Confined() }
 
 // Notice is the one-time diagnostic for the caller to print when the
 // policy asks for confinement the system cannot provide; empty otherwise.
 func (p *Policy) Notice() string {
 	if p.Enforced() {
 		return ""
-	}
-	if p.Confined() {
-		return fmt.Sprintf("sandbox: %s; commands are confined to the writable roots but may still reach the network. Use --sandbox require to refuse to run instead.", p.enforcement.Reason)
 	}
 	return fmt.Sprintf("sandbox: %s; commands run unconfined (the file tools still check the %s policy). Use --sandbox require to refuse to run instead.", p.enforcement.Reason, p.Mode)
 }

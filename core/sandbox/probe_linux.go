@@ -19,7 +19,7 @@ func probe() Enforcement {
 	case e.LandlockABI == 0:
 		e.Reason = fmt.Sprintf("this kernel does not offer Landlock (%v); it needs Linux 5.13 or later with Landlock enabled in the lsm= boot list", err)
 	case !e.Seccomp:
-		e.Reason = "this kernel does not offer seccomp filters, so --sandbox-network off cannot be enforced"
+		e.Reason = "this kernel does not offer seccomp filters, which the sandbox needs to keep commands from the terminal and the network"
 	}
 	return e
 }

@@ -72,6 +72,7 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 			return nil, err
 		}
 		cmd = exec.Command(s.Exe, HelperArg, string(js), "--", bash, "-c", script)
+		detach(cmd)
 	}
 	cmd.Dir = dir
 	cmd.Env = env

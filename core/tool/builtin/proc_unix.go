@@ -9,10 +9,15 @@ import (
 
 // ownProcessGroup puts the command in a process group of its own so a
 // timeout or an abort can kill it together with everything it started. It
-// keeps any other attributes a sandboxing Shell has set.
+// keeps any other attributes a sandboxing Shell has set; a Shell that
+// starts a new session has given the command its own group already (and
+// a session leader cannot change group).
 func ownProcessGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	if cmd.SysProcAttr.Setsid {
+		return
 	}
 	cmd.SysProcAttr.Setpgid = true
 	cmd.SysProcAttr.Pgid = 0

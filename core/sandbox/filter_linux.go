@@ -1,0 +1,241 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/cpu"
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter every confined command runs under, in every confined
+// mode. It is written out by hand rather than with the seccomp library's
+// policy type because the checks it needs compare the low 32 bits of an
+// argument (the kernel reads socket's family and ioctl's request as ints,
+// so a caller may set the high bits at will; the library compares all 64)
+// and because a second system-call ABI (32-bit x86 on amd64) needs the
+// same checks under its own numbers. The library still supplies the
+// system-call tables.
+//
+// What it refuses, with EPERM:
+//   - ioctl TIOCSTI and TIOCLINUX on any descriptor: both push bytes into a
+//     terminal's input, which the user's shell (or pi's own UI) would read
+//     as typed, outside the sandbox.
+//   - sockets of every family but AF_UNIX and, with the network on,
+//     AF_INET and AF_INET6 (socket and socketpair): AF_PACKET, AF_NETLINK,
+//     AF_VSOCK, AF_BLUETOOTH and the rest reach past the network rules.
+//   - io_uring_setup: io_uring's own socket operation goes around the
+//     socket checks.
+//   - on 32-bit x86, socketcall's SOCKET and SOCKETPAIR, whose arguments
+//     are in memory the filter cannot read.
+// x32 system calls on amd64 fail with ENOSYS: nothing pi runs uses them.
+
+// filterFamilies lists the socket families a command may create.
+func filterFamilies(network bool) []uint32 {
+	if network {
+		return []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6}
+	}
+	return []uint32{unix.AF_UNIX}
+}
+
+// ttyInjection are the ioctl requests that put bytes into a terminal's
+// input queue.
+var ttyInjection = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
+
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	x32Bit    = 0x40000000
+	// socketcall(2) call numbers whose arguments would create a socket.
+	sysSocket, sysSocketpair = 1, 8
+)
+
+// commandFilter is the whole program for this machine.
+func commandFilter(network bool) ([]bpf.Instruction, error) {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return nil, err
+	}
+	var a asm
+	if err := a.archBlock(native, network, "compat"); err != nil {
+		return nil, err
+	}
+	a.label("compat")
+	if c := compatArch(); c != nil {
+		if err := a.archBlock(c, network, "allow"); err != nil {
+			return nil, err
+		}
+	}
+	a.label("allow")
+	a.ret(retAllow)
+	return a.assemble()
+}
+
+// archBlock emits the checks for one system-call ABI; calls of another ABI
+// jump to next.
+func (a *asm) archBlock(info *arch.Info, network bool, next string) error {
+	nr := func(name string) (uint32, bool) {
+		n, ok := info.SyscallNames[name]
+		return uint32(n), ok
+	}
+	p := info.Name + "."
+	a.ld(offArch)
+	a.jne(uint32(info.ID), next)
+	a.ld(offNr)
+	if info.ID == arch.X86_64.ID {
+		a.jge(x32Bit, p+"enosys")
+	}
+	for _, name := range []string{"socket", "socketpair"} {
+		if n, ok := nr(name); ok {
+			a.jeq(n, p+"socket")
+		}
+	}
+	n, ok := nr("ioctl")
+	if !ok {
+		return fmt.Errorf("seccomp: no ioctl in the %s system-call table", info.Name)
+	}
+	a.jeq(n, p+"ioctl")
+	if n, ok := nr("socketcall"); ok {
+		a.jeq(n, p+"socketcall")
+	}
+	if n, ok := nr("io_uring_setup"); ok {
+		a.jeq(n, p+"deny")
+	}
+	a.jmp(next)
+
+	a.label(p + "socket")
+	a.ld(argLow(0))
+	for _, f := range filterFamilies(network) {
+		a.jeq(f, next)
+	}
+	a.jmp(p + "deny")
+
+	a.label(p + "ioctl")
+	a.ld(argLow(1))
+	for _, req := range ttyInjection {
+		a.jeq(req, p+"deny")
+	}
+	a.jmp(next)
+
+	if _, ok := nr("socketcall"); ok {
+		a.label(p + "socketcall")
+		a.ld(argLow(0))
+		a.jeq(sysSocket, p+"deny")
+		a.jeq(sysSocketpair, p+"deny")
+		a.jmp(next)
+	}
+	a.label(p + "enosys")
+	a.ret(retENOSYS)
+	a.label(p + "deny")
+	a.ret(retEPERM)
+	return nil
+}
+
+// Offsets into struct seccomp_data.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16
+)
+
+// argLow is the offset of the low 32 bits of argument i.
+func argLow(i uint32) uint32 {
+	off := offArgs + 8*i
+	if cpu.IsBigEndian {
+		off += 4
+	}
+	return off
+}
+
+// asm is a tiny BPF assembler with named labels, so the filter reads as a
+// list of checks instead of hand-counted jump offsets.
+type asm struct {
+	ins    []bpf.Instruction
+	labels map[string]int
+	fixups []fixup
+}
+
+type fixup struct {
+	at    int
+	label string
+}
+
+func (a *asm) ld(off uint32) { a.ins = append(a.ins, bpf.LoadAbsolute{Off: off, Size: 4}) }
+func (a *asm) ret(v uint32)  { a.ins = append(a.ins, bpf.RetConstant{Val: v}) }
+
+func (a *asm) jump(cond bpf.JumpTest, val uint32, label string) {
+	a.fixups = append(a.fixups, fixup{len(a.ins), label})
+	a.ins = append(a.ins, bpf.JumpIf{Cond: cond, Val: val})
+}
+
+func (a *asm) jeq(val uint32, label string) { a.jump(bpf.JumpEqual, val, label) }
+func (a *asm) jne(val uint32, label string) { a.jump(bpf.JumpNotEqual, val, label) }
+func (a *asm) jge(val uint32, label string) { a.jump(bpf.JumpGreaterOrEqual, val, label) }
+
+func (a *asm) jmp(label string) {
+	a.fixups = append(a.fixups, fixup{len(a.ins), label})
+	a.ins = append(a.ins, bpf.Jump{})
+}
+
+func (a *asm) label(name string) {
+	if a.labels == nil {
+		a.labels = map[string]int{}
+	}
+	a.labels[name] = len(a.ins)
+}
+
+// assemble resolves the labels; every jump goes forward.
+func (a *asm) assemble() ([]bpf.Instruction, error) {
+	for _, f := range a.fixups {
+		to, ok := a.labels[f.label]
+		if !ok {
+			return nil, fmt.Errorf("seccomp: no label %q", f.label)
+		}
+		skip := to - f.at - 1
+		if skip < 0 {
+			return nil, fmt.Errorf("seccomp: backward jump to %q", f.label)
+		}
+		switch in := a.ins[f.at].(type) {
+		case bpf.JumpIf:
+			if skip > 255 {
+				return nil, fmt.Errorf("seccomp: jump to %q too long", f.label)
+			}
+			in.SkipTrue = uint8(skip)
+			a.ins[f.at] = in
+		case bpf.Jump:
+			a.ins[f.at] = bpf.Jump{Skip: uint32(skip)}
+		}
+	}
+	return a.ins, nil
+}
+
+// installFilter loads the command filter into the calling thread (the one
+// that executes the command; no_new_privs must already be set).
+func installFilter(network bool) error {
+	if !seccomp.Supported() {
+		return errors.New("not supported by this kernel")
+	}
+	insns, err := commandFilter(network)
+	if err != nil {
+		return err
+	}
+	prog, err := bpf.Assemble(insns)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
