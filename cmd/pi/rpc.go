@@ -1,334 +1,68 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"sync"
 
-	"github.com/piwasm/pi/core/agent"
-	"github.com/piwasm/pi/core/permission"
-	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
-	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/rpc"
 )
 
-// rpcCommand is one line of stdin in RPC mode: the established harness's
-// command shapes (only the fields pi reads).
-type rpcCommand struct {
-	ID                 *string        `json:"id,omitempty"`
-	Type               string         `json:"type"`
-	Message            string         `json:"message"`
-	Images             []prompt.Block `json:"images"`
-	StreamingBehavior  string         `json:"streamingBehavior"`
-	Provider           string         `json:"provider"`
-	ModelID            string         `json:"modelId"`
-	SessionPath        string         `json:"sessionPath"`
-	Command            string         `json:"command"`
-	ExcludeFromContext bool           `json:"excludeFromContext"`
-	Mode               string         `json:"mode"`
-
-	// extension_ui_response
-	Value     *string `json:"value"`
-	Confirmed *bool   `json:"confirmed"`
-	Cancelled bool    `json:"cancelled"`
-}
-
-// rpcResponse answers one command, once.
-type rpcResponse struct {
-	ID      *string `json:"id,omitempty"`
-	Type    string  `json:"type"`
-	Command string  `json:"command"`
-	Success bool    `json:"success"`
-	Data    any     `json:"data,omitempty"`
-	Error   string  `json:"error,omitempty"`
-}
-
-// rpcServer runs RPC mode: commands on stdin, responses and events on
-// stdout, questions as extension_ui_request records.
-type rpcServer struct {
-	a   *app
-	r   *runFlags
-	ls  *liveSession
-	out *eventWriter
-	// work counts commands still running in their own goroutine (abort,
-	// bash), so shutdown waits for them.
-	work sync.WaitGroup
-
-	mu      sync.Mutex
-	pending map[string]chan rpcCommand
-}
-
+// runRPC builds the session and hands it to the RPC front end.
 func (a *app) runRPC(ctx context.Context, c *common, r *runFlags) error {
-	s := &rpcServer{a: a, r: r, out: &eventWriter{w: a.stdout, on: true}, pending: map[string]chan rpcCommand{}}
+	s := rpc.NewServer(a.stdout)
 	ls, err := a.openLive(ctx, c, r, s)
 	if err != nil {
 		return err
 	}
 	defer ls.close()
-	s.ls = ls
-	ls.rt.Subscribe(func(e agent.Event) { s.out.emit(e) })
 	printDiagnostics(a.stderr, runDiagnostics(ls.world.diagnostics(), c.verbose))
-
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
-	go func() {
-		br := bufio.NewReaderSize(a.stdin, 64<<10)
-		for {
-			// Records end at LF only: U+2028 inside a string is not a
-			// line break.
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
-				lines <- line
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
-	for {
-		select {
-		case line := <-lines:
-			s.handle(ctx, line)
-			continue
-		case err := <-readErr:
-			if err != io.EOF {
-				fmt.Fprintf(a.stderr, "pi: rpc: read commands: %v\n", err)
-			}
-		case <-ctx.Done():
-		}
-		break
-	}
-	// Orderly shutdown: the running prompt finishes (a signal has already
-	// cancelled it), then commands still at work.
-	if ctx.Err() != nil {
-		ls.rt.Abort()
-	}
-	ls.rt.Wait()
-	s.work.Wait()
-	s.cancelQuestions()
-	return nil
+	return s.Serve(ctx, a.rpcHost(ls, r), a.stdin, a.stderr)
 }
 
-func (s *rpcServer) respond(c rpcCommand, data any, err error) {
-	resp := rpcResponse{ID: c.ID, Type: "response", Command: c.Type, Success: err == nil, Data: data}
-	if err != nil {
-		resp.Error = err.Error()
-		resp.Data = nil
-	}
-	s.out.emit(resp)
-}
-
-func (s *rpcServer) handle(ctx context.Context, line []byte) {
-	line = trimEOL(line)
-	if len(line) == 0 {
-		return
-	}
-	var c rpcCommand
-	if err := json.Unmarshal(line, &c); err != nil {
-		s.out.emit(rpcResponse{Type: "response", Command: "parse", Success: false, Error: "Failed to parse command: " + err.Error()})
-		return
-	}
-	rt := s.ls.rt
-	switch c.Type {
-	case "extension_ui_response":
-		s.answer(c)
-	case "prompt":
-		var b runtime.Behavior
-		switch c.StreamingBehavior {
-		case "":
-		case "steer":
-			b = runtime.Steer
-		case "followUp":
-			b = runtime.FollowUp
-		default:
-			s.respond(c, nil, fmt.Errorf("streamingBehavior %q: want \"steer\" or \"followUp\"", c.StreamingBehavior))
-			return
+// rpcHost connects the RPC front end to the files and models.json.
+func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
+	agentDir, cwd := ls.world.loaded.AgentDir, ls.world.loaded.Cwd
+	switchTo := func(tr *session.Transcript, err error) error {
+		if err != nil {
+			return err
 		}
-		res, err := rt.Prompt(session.Input{Text: c.Message, Images: c.Images}, b)
-		if errors.Is(err, runtime.ErrBusy) {
-			err = errors.New("the agent is already working: send the prompt with streamingBehavior \"steer\" or \"followUp\", or use steer or follow_up")
+		if err := ls.rt.Switch(tr); err != nil {
+			tr.Close()
+			return err
 		}
-		if err == nil && res.Disposition == runtime.Handled && res.Input.Show != "" {
-			s.notify(res.Input.Show)
-		}
-		s.respond(c, disposition(res, err), err)
-	case "steer", "follow_up":
-		if f, err := rt.Funnel(c.Message); err == nil && f.Kind == session.KindCommand {
-			s.respond(c, nil, errors.New("extension commands cannot be queued; send them with prompt"))
-			return
-		}
-		b := runtime.Steer
-		if c.Type == "follow_up" {
-			b = runtime.FollowUp
-		}
-		res, err := rt.Prompt(session.Input{Text: c.Message, Images: c.Images}, b)
-		if err == nil && res.Disposition == runtime.Started {
-			res.Disposition = runtime.Queued
-		}
-		s.respond(c, disposition(res, err), err)
-	case "abort":
-		s.work.Add(1)
-		go func() {
-			defer s.work.Done()
-			rt.Abort()
-			s.respond(c, nil, nil)
-		}()
-	case "clear_queue":
-		st, fu := rt.ClearQueue()
-		s.respond(c, map[string]any{"steering": nonNilStrings(st), "followUp": nonNilStrings(fu)}, nil)
-	case "get_state":
-		s.respond(c, s.state(), nil)
-	case "get_messages":
-		msgs := rt.Messages()
-		if msgs == nil {
-			msgs = []prompt.Message{}
-		}
-		s.respond(c, map[string]any{"messages": msgs}, nil)
-	case "get_last_assistant_text":
-		var text *string
-		msgs := rt.Messages()
-		for i := len(msgs) - 1; i >= 0 && text == nil; i-- {
-			if m := msgs[i]; m.Role == "assistant" && m.StopReason != "error" && m.StopReason != "aborted" {
-				if t := m.Content.Text(); t != "" {
-					text = &t
-				}
-			}
-		}
-		s.respond(c, map[string]any{"text": text}, nil)
-	case "set_model":
-		route, err := s.a.resolveModel(s.ls.world.loaded.AgentDir, c.Provider, c.ModelID)
-		if err == nil {
-			if s.r.apiKey != "" {
-				route.APIKey = s.r.apiKey
-			}
-			rt.SetRoute(route)
-		}
-		s.respond(c, modelObject(route), err)
-	case "get_available_models":
-		models, err := provider.LoadModels(filepath.Join(s.ls.world.loaded.AgentDir, "models.json"), s.a.getenv)
-		var list []map[string]any
-		if err == nil {
-			for _, m := range models.All() {
-				if m.Listed {
-					list = append(list, map[string]any{"id": m.ID, "name": m.Name, "provider": m.Provider, "api": m.API, "contextWindow": m.ContextWindow, "maxTokens": m.MaxTokens, "reasoning": m.Reasoning})
-				}
-			}
-		}
-		if list == nil {
-			list = []map[string]any{}
-		}
-		s.respond(c, map[string]any{"models": list}, err)
-	case "set_steering_mode":
-		s.respond(c, nil, rt.SetQueueModes(c.Mode, ""))
-	case "set_follow_up_mode":
-		s.respond(c, nil, rt.SetQueueModes("", c.Mode))
-	case "new_session":
-		tr, err := s.a.freshTranscript(s.ls.world.loaded.AgentDir, s.ls.world.loaded.Cwd, s.r.noSession)
-		if err == nil {
-			if err = rt.Switch(tr); err != nil {
-				tr.Close()
-			}
-		}
-		s.respond(c, map[string]any{"cancelled": false}, err)
-	case "switch_session":
-		var tr *session.Transcript
-		var err error
-		if c.SessionPath == "" {
-			err = errors.New("switch_session needs sessionPath")
-		} else if tr, err = session.OpenAppend(c.SessionPath); err == nil {
-			if err = rt.Switch(tr); err != nil {
-				tr.Close()
-			}
-		}
-		s.respond(c, map[string]any{"cancelled": false}, err)
-	case "bash":
-		s.work.Add(1)
-		go func() {
-			defer s.work.Done()
-			res, err := rt.Bash(ctx, c.Command, !c.ExcludeFromContext, func(out string) {
-				ev := map[string]any{"type": "bash_execution_update", "output": out}
-				if c.ID != nil {
-					ev["id"] = *c.ID
-				}
-				s.out.emit(ev)
-			})
-			s.respond(c, res, err)
-		}()
-	case "get_commands":
-		cmds := rt.Commands()
-		if cmds == nil {
-			cmds = []runtime.Command{}
-		}
-		s.respond(c, map[string]any{"commands": cmds}, nil)
-	default:
-		s.respond(c, nil, fmt.Errorf("unknown command: %s", c.Type))
-	}
-}
-
-func disposition(res runtime.Result, err error) any {
-	if err != nil {
 		return nil
 	}
-	return map[string]any{"disposition": res.Disposition}
-}
-
-func trimEOL(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
+	return rpc.Host{
+		Runtime: ls.rt,
+		NewSession: func() error {
+			return switchTo(a.freshTranscript(agentDir, cwd, r.noSession))
+		},
+		OpenSession: func(path string) error {
+			return switchTo(session.OpenAppend(path))
+		},
+		SetModel: func(prov, id string) (provider.Route, error) {
+			route, err := a.resolveModel(agentDir, prov, id)
+			if err != nil {
+				return provider.Route{}, err
+			}
+			if r.apiKey != "" {
+				route.APIKey = r.apiKey
+			}
+			ls.rt.SetRoute(route)
+			return route, nil
+		},
+		Models: func() ([]provider.ModelInfo, error) {
+			models, err := provider.LoadModels(filepath.Join(agentDir, "models.json"), a.getenv)
+			if err != nil {
+				return nil, err
+			}
+			return models.All(), nil
+		},
 	}
-	return b
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func (s *rpcServer) state() map[string]any {
-	st := s.ls.rt.State()
-	data := map[string]any{
-		"thinkingLevel":         "off",
-		"isStreaming":           st.Running,
-		"isCompacting":          false,
-		"steeringMode":          st.SteeringMode,
-		"followUpMode":          st.FollowUpMode,
-		"sessionId":             st.SessionID,
-		"autoCompactionEnabled": false,
-		"messageCount":          st.MessageCount,
-		"pendingMessageCount":   len(st.Steering) + len(st.FollowUp),
-	}
-	if st.Route.ModelID != "" {
-		data["model"] = modelObject(st.Route)
-	}
-	if st.Route.Thinking != "" {
-		data["thinkingLevel"] = st.Route.Thinking
-	}
-	if st.SessionFile != "" {
-		data["sessionFile"] = st.SessionFile
-	}
-	return data
-}
-
-// modelObject is the model as RPC clients see it (the fields pi knows of
-// the established harness's Model).
-func modelObject(r provider.Route) map[string]any {
-	name := r.Name
-	if name == "" {
-		name = r.ModelID
-	}
-	return map[string]any{"id": r.ModelID, "name": name, "provider": r.Provider, "api": r.API, "baseUrl": r.BaseURL,
-		"reasoning": r.Reasoning, "contextWindow": r.ContextWindow, "maxTokens": r.MaxTokens}
 }
 
 // resolveModel finds provider/modelId in models.json.
@@ -356,82 +90,3 @@ func (a *app) resolveModel(agentDir, prov, id string) (provider.Route, error) {
 func (a *app) freshTranscript(agentDir, cwd string, noSession bool) (*session.Transcript, error) {
 	return a.openSession(agentDir, cwd, &runFlags{noSession: noSession})
 }
-
-// notify shows text to the client (fire and forget).
-func (s *rpcServer) notify(text string) {
-	s.out.emit(map[string]any{"type": "extension_ui_request", "id": newUIID(), "method": "notify", "message": text, "notifyType": "info"})
-}
-
-func newUIID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// Permission answers, as the options of the select dialog.
-const (
-	answerAllowOnce   = "Allow once"
-	answerAllowAlways = "Always allow"
-	answerDeny        = "Deny"
-)
-
-// Ask puts a permission question to the client as a select dialog and
-// waits for the answer (or ctx).
-func (s *rpcServer) Ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
-	id := newUIID()
-	ch := make(chan rpcCommand, 1)
-	s.mu.Lock()
-	s.pending[id] = ch
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.pending, id)
-		s.mu.Unlock()
-	}()
-	title := "Allow " + q.Tool
-	switch {
-	case q.Command != "":
-		title += ": " + q.Command
-	case q.Path != "":
-		title += ": " + q.Path
-	}
-	if q.Reason != "" {
-		title += " (" + q.Reason + ")"
-	}
-	s.out.emit(map[string]any{"type": "extension_ui_request", "id": id, "method": "select", "title": title,
-		"options": []string{answerAllowOnce, answerAllowAlways + " (" + q.Suggested + ")", answerDeny}})
-	select {
-	case <-ctx.Done():
-		return permission.Answer{}, ctx.Err()
-	case c := <-ch:
-		if c.Cancelled || c.Value == nil {
-			return permission.Answer{Choice: permission.DenyCall}, nil
-		}
-		switch v := *c.Value; {
-		case v == answerAllowOnce:
-			return permission.Answer{Choice: permission.AllowOnce}, nil
-		case len(v) >= len(answerAllowAlways) && v[:len(answerAllowAlways)] == answerAllowAlways:
-			return permission.Answer{Choice: permission.AllowAlways}, nil
-		}
-		return permission.Answer{Choice: permission.DenyCall}, nil
-	}
-}
-
-func (s *rpcServer) answer(c rpcCommand) {
-	if c.ID == nil {
-		return
-	}
-	s.mu.Lock()
-	ch, ok := s.pending[*c.ID]
-	s.mu.Unlock()
-	if ok {
-		select {
-		case ch <- c:
-		default:
-		}
-	}
-}
-
-// cancelQuestions is a no-op hook point: questions end with their run's
-// context, which shutdown cancels.
-func (s *rpcServer) cancelQuestions() {}

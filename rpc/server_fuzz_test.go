@@ -1,7 +1,8 @@
-package main
+package rpc
 
 import (
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"testing"
@@ -43,9 +44,18 @@ func FuzzRPCCommand(f *testing.F) {
 				return provider.Response{Text: "ok", StopReason: "stop"}, nil
 			}}
 		rt := runtime.New(context.Background(), runner)
-		a := &app{stdin: nil, stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, home: dir, wd: dir}
-		s := &rpcServer{a: a, r: &runFlags{noSession: true}, out: &eventWriter{w: io.Discard, on: true}, pending: map[string]chan rpcCommand{},
-			ls: &liveSession{rt: rt, world: &prepared{loaded: l}}}
+		s := NewServer(io.Discard)
+		s.h = Host{Runtime: rt,
+			NewSession: func() error {
+				tr, _ := session.Create("", session.Header{ID: "fresh", Cwd: dir})
+				return rt.Switch(tr)
+			},
+			OpenSession: func(string) error { return errors.New("no files in this test") },
+			SetModel: func(string, string) (provider.Route, error) {
+				return provider.Route{}, errors.New("no models in this test")
+			},
+			Models: func() ([]provider.ModelInfo, error) { return nil, nil },
+		}
 		s.handle(context.Background(), []byte(line))
 		rt.Wait()
 		s.work.Wait()
