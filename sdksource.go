@@ -22,6 +22,12 @@ var sdkFS embed.FS
 //go:embed plugins/examples/team-section-as/package.json plugins/examples/team-section-as/package-lock.json plugins/examples/team-section-as/assembly/json.ts
 var asFS embed.FS
 
+//go:embed CHANGELOG.md
+var changelog string
+
+// Changelog is pi's CHANGELOG.md, newest version first.
+func Changelog() string { return changelog }
+
 // asExample is the AssemblyScript example the scaffold's npm files come
 // from; its name is replaced by the new extension's.
 const asExample = "team-section-as"

@@ -55,6 +55,20 @@ type Host struct {
 	// ExternalEditor is the externalEditor setting (ctrl+g); $VISUAL and
 	// $EDITOR come after it.
 	ExternalEditor string
+	// ImportSession copies a session file next to this directory's
+	// sessions, checks it and switches to it; it returns the copy's path.
+	ImportSession func(path string) (string, error)
+	// TrustStatus and SetTrust back /trust (trust.json).
+	TrustStatus func() (TrustStatus, error)
+	SetTrust    func(TrustChoice) error
+	// Changelog is pi's changelog (Markdown) for /changelog; WhatsNew,
+	// when set, is shown once at start (the entries since the last
+	// version this agent dir saw).
+	Changelog, WhatsNew string
+	// Share uploads an HTML page and returns its address (/share);
+	// ShareRefusal, when set, says why sharing is not possible here.
+	Share        func(html []byte) (string, error)
+	ShareRefusal string
 	// Sections are the system prompt's sections with their sources.
 	Sections func() ([]Section, error)
 	// Trust, when set, is asked first: the project has local resources

@@ -139,6 +139,10 @@ func New(h Host) *Model {
 	if h.Notices != "" {
 		m.addNotice(h.Notices)
 	}
+	if h.WhatsNew != "" {
+		news := h.WhatsNew
+		m.addBlock(func(w int, _ bool) string { return m.md.Render(news) })
+	}
 	if h.PickSession && h.Sessions != nil && h.OpenSession != nil {
 		if list, err := h.Sessions(); err == nil && len(list) > 0 {
 			m.dialog = resumeDialog(list)

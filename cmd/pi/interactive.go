@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/atotto/clipboard"
+	"github.com/piwasm/pi"
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/internal/changelog"
 	"github.com/piwasm/pi/ui"
 )
 
@@ -109,6 +111,23 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return scope, nil
 		},
 		Clipboard: clipboard.WriteAll,
+		ImportSession: func(path string) (string, error) {
+			stored, tr, err := importSession(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, path)
+			if err != nil {
+				return "", err
+			}
+			if err := ls.rt.Switch(tr); err != nil {
+				tr.Close()
+				return "", err
+			}
+			return stored, nil
+		},
+		TrustStatus: func() (ui.TrustStatus, error) {
+			return trustStatus(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, ls.world.loaded.Trust.Trusted)
+		},
+		SetTrust:  func(c ui.TrustChoice) error { return setTrust(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, c) },
+		Changelog: pi.Changelog(),
+		Share:     func(page []byte) (string, error) { return shareGist(ctx, page) },
 		Sections: func() ([]ui.Section, error) {
 			p, err := session.Prepare(ctx, ls.world.ext.dispatcher, ls.world.opts, "")
 			if err != nil {
@@ -120,6 +139,15 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			}
 			return out, nil
 		},
+	}
+	if len(ls.rt.Messages()) == 0 {
+		// A fresh session says once what changed since the version this
+		// agent dir last ran (a resumed one has its own history on screen).
+		news, err := changelog.WhatsNew(l.AgentDir, pi.Changelog(), version, false)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "pi: changelog: %v\n", err)
+		}
+		h.WhatsNew = news
 	}
 	if dir := trustDir; askTrust {
 		h.TrustDir = dir

@@ -404,7 +404,7 @@ func (e *eventWriter) emit(v any) {
 }
 
 // version is pi's version; release builds set it with -ldflags "-X main.version=...".
-var version = "0.2.0-dev"
+var version = "0.3.0"
 
 // listModels prints the models pi can use (those with a key), optionally
 // those matching search, as a table.

@@ -35,9 +35,16 @@ const termCols, termRows = 100, 40
 
 func startTerminal(t *testing.T, c *cli, dir string, args ...string) *terminal {
 	t.Helper()
+	return startTerminalEnv(t, c, dir, nil, args...)
+}
+
+// startTerminalEnv is startTerminal with more environment (later entries
+// win).
+func startTerminalEnv(t *testing.T, c *cli, dir string, env []string, args ...string) *terminal {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PI_TEST_AS_PI=1", "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "TERM=xterm-256color", "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "PI_TEST_AS_PI=1", "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "TERM=xterm-256color", "NO_COLOR=1"), env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: termRows, Cols: termCols})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,89 @@
+//go:build unix
+
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/piwasm/pi/internal/scripted"
+)
+
+// TestCommandsInTheTerminal drives the real binary in a pseudo-terminal
+// through the model and thinking controls and the commands that reach
+// outside the conversation; none of them may reach the model.
+func TestCommandsInTheTerminal(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	s := &scripted.Server{Replies: []scripted.Reply{{Text: "First answer, worth copying."}}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k",` +
+		`"models":[{"id":"mock-1","reasoning":true},{"id":"mock-2"}]}}}`})
+	// A stand-in for GitHub's gh: signed in, and gist create keeps the
+	// page where the test can read it.
+	bin := t.TempDir()
+	shared := filepath.Join(t.TempDir(), "shared.html")
+	writeFiles(t, bin, map[string]string{"gh": "#!/bin/sh\ncase \"$1 $2\" in\n\"auth status\") exit 0;;\n\"gist create\") cp \"$5\" " + shared + "; echo https://gist.github.com/pi-test/abc123;;\n*) exit 3;;\nesac\n"})
+	os.Chmod(filepath.Join(bin, "gh"), 0o755)
+
+	tm := startTerminalEnv(t, c, proj, []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, "--cwd", proj, "--model", "mock/mock-1")
+	tm.waitFor("Ask pi")
+	tm.typeLine("hello")
+	tm.waitFor("First answer, worth copying.")
+
+	steps := []struct {
+		keys, want string
+	}{
+		{"/hotkeys\r", "shift+ctrl+p"},
+		{"/thinking high\r", "thinking: high"},
+		{"\x1b[Z", "thinking: off"},    // shift+tab: past the highest level the model takes
+		{"\x10", "model: mock/mock-2"}, // ctrl+p
+		{"/copy\r", "copied the last reply"},
+		{"/export out.html\r", "exported 2 messages to " + filepath.Join(proj, "out.html")},
+		{"/export saved.jsonl\r", "saved.jsonl"},
+		{"/new\r", "new session:"},
+		{"/import saved.jsonl\r", "Replace the current session with saved.jsonl?"},
+		{"y", "imported saved.jsonl"},
+		{"/trust\r", "saved decision: none"},
+		{"t", "saved: trust (trust.json)"},
+		{"/changelog\r", "0.3.0"},
+		{"/share\r", "Anyone with the link can read it."},
+		{"y", "shared as a secret gist: https://gist.github.com/pi-test/abc123"},
+		{"/reloda\r", "did you mean /reload?"},
+	}
+	for _, st := range steps {
+		if strings.HasSuffix(st.keys, "\r") {
+			tm.typeLine(strings.TrimSuffix(st.keys, "\r"))
+		} else {
+			tm.press(st.keys)
+		}
+		tm.waitFor(st.want)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("the commands reached the model: %d requests", n)
+	}
+	html, err := os.ReadFile(filepath.Join(proj, "out.html"))
+	if err != nil || !strings.Contains(string(html), "First answer, worth copying.") {
+		t.Errorf("export: %v", err)
+	}
+	if page, err := os.ReadFile(shared); err != nil || !strings.Contains(string(page), "First answer, worth copying.") {
+		t.Errorf("share did not upload the session: %v", err)
+	}
+	imported, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "saved.jsonl"))
+	if len(imported) != 1 {
+		t.Errorf("the import was not copied next to the sessions: %v", imported)
+	}
+	if data, _ := os.ReadFile(filepath.Join(c.agentDir, "trust.json")); !strings.Contains(string(data), filepath.Base(proj)) {
+		t.Errorf("/trust did not save: %s", data)
+	}
+	tm.typeLine("/quit")
+	if !tm.exited(30 * time.Second) {
+		t.Fatal("/quit did not quit")
+	}
+}
