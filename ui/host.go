@@ -55,6 +55,9 @@ type Host struct {
 	// ExternalEditor is the externalEditor setting (ctrl+g); $VISUAL and
 	// $EDITOR come after it.
 	ExternalEditor string
+	// HideThinking starts with thinking blocks folded (hideThinkingBlock;
+	// ctrl+t toggles).
+	HideThinking bool
 	// ImportSession copies a session file next to this directory's
 	// sessions, checks it and switches to it; it returns the copy's path.
 	ImportSession func(path string) (string, error)

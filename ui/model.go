@@ -124,6 +124,7 @@ func New(h Host) *Model {
 	if h.Color {
 		st = render.Colored()
 	}
+	st.HideThinking = h.HideThinking
 	ed := textarea.New()
 	ed.Placeholder = "Ask pi, / for commands, @ for files, ! to run a command"
 	ed.ShowLineNumbers = false

@@ -100,14 +100,18 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return nil
 		},
 		ScopedModels: func() ([]string, error) {
-			if r.models == "" {
+			patterns := splitPatterns(r.models)
+			if len(patterns) == 0 && ls.world.loaded.Values != nil {
+				patterns = ls.world.loaded.Values.Strings("enabledModels")
+			}
+			if len(patterns) == 0 {
 				return nil, nil
 			}
 			m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
 			if err != nil {
 				return nil, err
 			}
-			scope, _ := scopeModels(splitPatterns(r.models), m.Specs())
+			scope, _ := scopeModels(patterns, m.Specs())
 			return scope, nil
 		},
 		Clipboard: clipboard.WriteAll,
@@ -140,10 +144,17 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return out, nil
 		},
 	}
+	if v := l.Values; v != nil {
+		h.ExternalEditor = v.String("externalEditor")
+		h.HideThinking = v.Bool("hideThinkingBlock")
+		if v.String("sessionShareDestination") == "radius" {
+			h.ShareRefusal = `sessionShareDestination is "radius", the established harness's own sharing service, which pi does not upload to; set it to "gist" (or "auto") to share as a GitHub gist`
+		}
+	}
 	if len(ls.rt.Messages()) == 0 {
 		// A fresh session says once what changed since the version this
 		// agent dir last ran (a resumed one has its own history on screen).
-		news, err := changelog.WhatsNew(l.AgentDir, pi.Changelog(), version, false)
+		news, err := changelog.WhatsNew(l.AgentDir, pi.Changelog(), version, l.Values != nil && l.Values.Bool("collapseChangelog"))
 		if err != nil {
 			fmt.Fprintf(a.stderr, "pi: changelog: %v\n", err)
 		}

@@ -87,3 +87,36 @@ func TestCommandsInTheTerminal(t *testing.T) {
 		t.Fatal("/quit did not quit")
 	}
 }
+
+// TestUISettingsTakeEffect: enabledModels scopes ctrl+p, externalEditor is
+// what ctrl+g opens, and sessionShareDestination "radius" is refused with
+// the setting named.
+func TestUISettingsTakeEffect(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	s := &scripted.Server{}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	editor := filepath.Join(t.TempDir(), "ed")
+	writeFiles(t, filepath.Dir(editor), map[string]string{"ed": "#!/bin/sh\nprintf 'written in the editor' > \"$1\"\n"})
+	os.Chmod(editor, 0o755)
+	writeFiles(t, c.agentDir, map[string]string{
+		"models.json":   `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"},{"id":"mock-2"},{"id":"mock-3"}]}}}`,
+		"settings.json": `{"enabledModels":["mock-3","mock-2"],"externalEditor":"` + editor + `","sessionShareDestination":"radius","hideThinkingBlock":true}`,
+	})
+	tm := startTerminal(t, c, proj, "--cwd", proj, "--model", "mock/mock-1")
+	tm.waitFor("Ask pi")
+	tm.press("\x10") // ctrl+p: into the scope, at its first model
+	tm.waitFor("model: mock/mock-3")
+	tm.press("\x10")
+	tm.waitFor("model: mock/mock-2")
+	tm.press("\x07") // ctrl+g
+	tm.waitFor("> written in the editor")
+	tm.press("\x03") // clear the editor
+	time.Sleep(100 * time.Millisecond)
+	tm.typeLine("/share")
+	tm.waitFor(`sessionShareDestination is "radius"`)
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("%d requests reached the model", n)
+	}
+}

@@ -29,8 +29,8 @@ func peerKeys() []Key {
 		{Name: "thinkingBudgets.low", Kind: Int},
 		{Name: "thinkingBudgets.medium", Kind: Int},
 		{Name: "thinkingBudgets.high", Kind: Int},
-		{Name: "enabledModels", Kind: Strings, Note: "model scope for cycling; the UI controls that use it are not there yet"},
-		{Name: "hideThinkingBlock", Kind: Bool, Default: "false"},
+		{Name: "enabledModels", Kind: Strings, Status: Applied},
+		{Name: "hideThinkingBlock", Kind: Bool, Default: "false", Status: Applied},
 		{Name: "showCacheMissNotices", Kind: Bool, Default: "false", Note: "pi shows no cache notices"},
 		{Name: "cacheWarming", Kind: String, Enum: []string{"off", "streaming", "idle"}, Default: `"idle"`, Scope: GlobalOnly, Note: "pi does not send cache-warming requests"},
 
@@ -38,7 +38,7 @@ func peerKeys() []Key {
 		{Name: "steeringMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
 		{Name: "followUpMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
 		{Name: "queueMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Status: Internal},
-		{Name: "externalEditor", Kind: String},
+		{Name: "externalEditor", Kind: String, Status: Applied},
 		{Name: "doubleEscapeAction", Kind: String, Enum: []string{"tree", "fork", "none"}, Default: `"tree"`},
 		{Name: "treeFilterMode", Kind: String, Enum: []string{"default", "no-tools", "user-only", "labeled-only", "all"}, Default: `"default"`, Note: "pi has no /tree yet"},
 		// core/resources checks it: it also takes pi's older values, with a warning.
@@ -51,7 +51,7 @@ func peerKeys() []Key {
 
 		// Sessions and context.
 		{Name: "sessionDir", Kind: String},
-		{Name: "sessionShareDestination", Kind: String, Enum: []string{"auto", "gist", "radius"}, Default: `"auto"`, Status: NotApplicable, Note: "pi has no /share"},
+		{Name: "sessionShareDestination", Kind: String, Enum: []string{"auto", "gist", "radius"}, Default: `"auto"`, Status: Applied},
 		{Name: "compaction.enabled", Kind: Bool, Default: "true"},
 		{Name: "compaction.reserveTokens", Kind: Int, Default: "16384"},
 		{Name: "compaction.keepRecentTokens", Kind: Int, Default: "20000"},
@@ -113,7 +113,7 @@ func peerKeys() []Key {
 		{Name: "enableSkillCommands", Kind: Bool, Default: "true"},
 
 		// Updates, telemetry and warnings.
-		{Name: "collapseChangelog", Kind: Bool, Default: "false", Status: NotApplicable, Note: "pi shows no changelog"},
+		{Name: "collapseChangelog", Kind: Bool, Default: "false", Status: Applied},
 		{Name: "enableInstallTelemetry", Kind: Bool, Default: "true", Status: NotApplicable, Note: "pi sends no telemetry"},
 		{Name: "enableAnalytics", Kind: Bool, Default: "false", Status: NotApplicable, Note: "pi sends no analytics"},
 		{Name: "warnings.anthropicExtraUsage", Kind: Bool, Default: "true", Status: NotApplicable, Note: "pi has no subscription sign-in"},
