@@ -96,9 +96,12 @@ func (e Entry) writeTreeFields(w *wireEntry) {
 			}{*e.Replacement})
 		}
 	case TypeLabel:
+		// A label entry without a label clears it, written (as the
+		// established harness writes it) without the key.
 		w.TargetID = e.TargetID
-		label := e.Label
-		w.Label = &label
+		if label := e.Label; label != "" {
+			w.Label = &label
+		}
 	case TypeSessionInfo:
 		name := e.Name
 		w.Name = &name

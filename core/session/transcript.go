@@ -295,8 +295,11 @@ type Transcript struct {
 	// decisions while each other runs.
 	mu   sync.Mutex
 	file *os.File
-	// leaf is the id of the entry new entries hang from.
-	leaf string
+	// leaf is the id of the entry new entries hang from. atRoot marks a
+	// leaf moved before the first entry (/tree to the first user message):
+	// the active branch is empty and the next entry is a new root.
+	leaf   string
+	atRoot bool
 }
 
 // Create starts a new session file at path (its directory is created).
@@ -474,14 +477,14 @@ func (t *Transcript) Append(e Entry) error {
 	if e.Raw == nil && e.ID == "" {
 		e.ID = t.newEntryID()
 		e.ParentID = t.leaf
+		if t.atRoot {
+			e.ParentID = ""
+		}
 		now := time.Now
 		if t.Now != nil {
 			now = t.Now
 		}
 		e.Time = now().UTC().Format("2006-01-02T15:04:05.000Z")
-	}
-	if e.ID != "" {
-		t.leaf = e.ID
 	}
 	if t.file != nil {
 		if err := t.writeLine(e); err != nil {
@@ -489,6 +492,9 @@ func (t *Transcript) Append(e Entry) error {
 		}
 	}
 	t.Entries = append(t.Entries, e)
+	if e.ID != "" {
+		t.leaf, t.atRoot = e.ID, false
+	}
 	return nil
 }
 
@@ -572,6 +578,9 @@ func (t *Transcript) newEntryID() string {
 // established harness branched with /tree is continued from its latest
 // entry, as that harness does.
 func (t *Transcript) Branch() []Entry {
+	if t.atRoot {
+		return t.linearOnly()
+	}
 	if t.leaf == "" {
 		return t.Entries
 	}
@@ -602,5 +611,5 @@ func (t *Transcript) Branch() []Entry {
 // scratch is an in-memory copy of the active branch that new entries hang
 // from as they would from the file (a dry run writes nothing).
 func (t *Transcript) scratch() *Transcript {
-	return &Transcript{Header: t.Header, Entries: append([]Entry(nil), t.Branch()...), Now: t.Now, leaf: t.leaf}
+	return &Transcript{Header: t.Header, Entries: append([]Entry(nil), t.Branch()...), Now: t.Now, leaf: t.leaf, atRoot: t.atRoot}
 }
