@@ -91,57 +91,27 @@ func signalExit(s os.Signal) int {
 	return exitInterrupted
 }
 
-const topUsage = `pi — a coding-agent harness with sandboxed WebAssembly extensions
-
-Usage:
-  pi [options] [@files...] [messages...]
-                              run the messages as an agent (with -p: print the final reply and exit;
-                              --mode json: one event per line); piped stdin and @files join the first
-  pi -p --model replay:FILE MSG   replay a recorded session's replies against today's tools
-  pi prompt [flags]           print the system prompt the next request would carry
-  pi expand [flags] -- TEXT   show what an input line becomes before it is sent
-  pi resources [flags]        list context files, prompt sources, skills, templates, settings, trust
-  pi ext SUBCOMMAND           build, inspect, test, install and list extensions
-  pi session list [--all]     list the sessions of this directory, newest first
-  pi session show FILE        show a session transcript and the requests it replays to
-  pi sandbox check [--json]   show the sandbox policy for this directory and whether the kernel enforces it
-  pi trust [--revoke] [DIR]   trust a project's .pi/ resources from now on (or stop trusting it)
-
-Run "pi COMMAND --help" for the flags of a command.
-`
-
 func (a *app) run(ctx context.Context, args []string) int {
 	args = normalizeArgs(args)
 	if len(args) == 0 && !(a.isTerminal && a.outTerminal) {
-		fmt.Fprint(a.stderr, topUsage)
+		writeMainHelp(a.stderr)
 		return exitUsage
 	}
 	if len(args) == 0 {
 		// A person at a terminal: the interactive session.
 		return a.exitCode(a.cmdRun(ctx, args))
 	}
-	var err error
-	switch args[0] {
-	case "prompt":
-		err = a.cmdPrompt(ctx, args[1:])
-	case "expand":
-		err = a.cmdExpand(ctx, args[1:])
-	case "resources":
-		err = a.cmdResources(ctx, args[1:])
-	case "ext":
-		err = a.cmdExt(ctx, args[1:])
-	case "session":
-		err = a.cmdSession(ctx, args[1:])
-	case "sandbox":
-		err = a.cmdSandbox(ctx, args[1:])
-	case "trust":
-		err = a.cmdTrust(ctx, args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(a.stdout, topUsage)
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		writeMainHelp(a.stdout)
 		return exitOK
-	default:
-		err = a.cmdRun(ctx, args)
 	}
+	if c, ok := lookupSubcommand(args[0]); ok {
+		return a.exitCode(c.run(a, ctx, args[1:]))
+	}
+	if near := typoOf(args[0]); near != "" {
+		return a.exitCode(usagef("%q is not a command; did you mean pi %s? (to send %q to the model as a message: pi -- %s)", args[0], near, args[0], strings.Join(args, " ")))
+	}
+	err := a.cmdRun(ctx, args)
 	return a.exitCode(err)
 }
 

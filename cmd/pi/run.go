@@ -71,7 +71,6 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.piEvents, "pi-events", false, "in JSON mode, also emit pi's own records (the prompt with its sources, the input funnel, replay mismatches)")
 }
 
-const runUsage = "pi [options] [@files...] [messages...]"
 
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("pi", pflag.ContinueOnError)
@@ -81,8 +80,12 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	r.register(fs)
 	r.sandbox.register(fs)
 	rest, err := c.parse(fs, args)
+	if errors.Is(err, pflag.ErrHelp) {
+		writeMainHelp(a.stdout)
+		return errHelp
+	}
 	if err != nil {
-		return a.helpOr(err, runUsage, fs)
+		return err
 	}
 	if r.version {
 		_, err := fmt.Fprintf(a.stdout, "%s\n", version)
@@ -136,7 +139,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	if first == nil {
 		if len(args) == 0 {
-			fmt.Fprint(a.stderr, topUsage)
+			writeMainHelp(a.stderr)
 			return &usageError{msg: "nothing to send"}
 		}
 		return usagef("nothing to send: give a message (pi -p \"fix the failing test\"), pipe text in, or see pi --help")

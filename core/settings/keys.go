@@ -203,7 +203,7 @@ func Nearest(word string, cands []string) string {
 	sorted := slices.Clone(cands)
 	sort.Strings(sorted)
 	for _, c := range sorted {
-		d := editDistance(lw, strings.ToLower(c))
+		d := EditDistance(lw, strings.ToLower(c))
 		if d < bestD {
 			best, bestD = c, d
 		}
@@ -214,9 +214,9 @@ func Nearest(word string, cands []string) string {
 	return best
 }
 
-// editDistance is the optimal-string-alignment distance: insertions,
+// EditDistance is the optimal-string-alignment distance: insertions,
 // deletions, substitutions and swaps of neighbours each cost one.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	rows := [3][]int{make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)}
 	for j := range rows[1] {
