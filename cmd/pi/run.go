@@ -71,7 +71,6 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.piEvents, "pi-events", false, "in JSON mode, also emit pi's own records (the prompt with its sources, the input funnel, replay mismatches)")
 }
 
-
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("pi", pflag.ContinueOnError)
 	var c common
