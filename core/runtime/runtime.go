@@ -52,6 +52,7 @@ type Runtime struct {
 	last                  *session.Turn
 	lastErr               error
 	aborting              bool
+	navigating            bool // a move in the session tree is writing its summary
 
 	subMu   sync.Mutex
 	subs    map[int]func(agent.Event)
@@ -156,6 +157,9 @@ func (rt *Runtime) Prompt(in session.Input, b Behavior) (Result, error) {
 	q := queued{in: f, images: in.Images, typed: in.Text}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	if rt.navigating {
+		return Result{}, ErrBusy
+	}
 	if rt.running {
 		switch b {
 		case Steer:

@@ -403,3 +403,33 @@ func (e Entry) withFirstKept(id string) Entry {
 	}
 	return e
 }
+
+// Abandoned returns the entries a move from leaf old to target leaves
+// behind, oldest first: from old back to, not including, the deepest
+// entry both branches share (what the established harness summarises).
+func (t *Transcript) Abandoned(old, target string) []Entry {
+	if old == "" {
+		return nil
+	}
+	onOld := map[string]bool{}
+	for _, e := range t.PathTo(old) {
+		onOld[e.ID] = true
+	}
+	common := ""
+	path := t.PathTo(target)
+	for i := len(path) - 1; i >= 0; i-- {
+		if onOld[path[i].ID] {
+			common = path[i].ID
+			break
+		}
+	}
+	var out []Entry
+	for _, e := range t.PathTo(old) {
+		if e.ID == common {
+			out = out[:0]
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
