@@ -74,4 +74,5 @@ const (
 	DiagExports     = "exports"     // an export needed by a declared hook is missing
 	DiagDuplicate   = "duplicate"   // a second extension with the same name
 	DiagGrant       = "grant"       // a requested capability is not granted, or a grant is stale
+	DiagConfig      = "config"      // the user's config for the extension could not be applied
 )

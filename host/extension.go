@@ -30,14 +30,16 @@ func FetchMap(m map[string][]byte) hooks.Fetcher {
 // (at most) one live instance, reused across calls. Calls to one extension
 // are serialized; different extensions may be called concurrently.
 type Extension struct {
-	rt          *Runtime
-	pkg         *Package
-	limits      abi.Limits
-	caps        abi.Capabilities // granted
-	config      []byte           // manifest config as JSON
-	commands    []abi.CommandInfo
-	exports     []string
-	compileTime time.Duration
+	rt     *Runtime
+	pkg    *Package
+	limits abi.Limits
+	caps   abi.Capabilities // granted
+	config []byte           // manifest config as JSON, with the user's settings merged over it
+	// extismConfig is config as Extism's config_get serves it.
+	extismConfig map[string][]byte
+	commands     []abi.CommandInfo
+	exports      []string
+	compileTime  time.Duration
 
 	// wrt is the extension's own wazero runtime (its memory limit is a
 	// runtime setting); it holds the WASI, Extism kernel and pi host
@@ -320,7 +322,15 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		report(DiagManifest, pkg.ManifestPath, "%v", err)
 		return nil, diags
 	}
+	if user, ok := r.cfg.ExtensionConfig[m.Name]; ok {
+		merged, err := mergeConfig(cfg, user)
+		if err != nil {
+			report(DiagConfig, pkg.ManifestPath, "settings extensionConfig.%s not applied: %v", m.Name, err)
+		}
+		cfg = merged
+	}
 	e.config = cfg
+	e.extismConfig = extismConfig(cfg)
 
 	e.rcfg = wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
@@ -635,13 +645,18 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	defer cancel()
 	e.live = inst
 	rc, err := inst.call(cctx, export, event)
-	if err == nil && rc != 0 {
+	if err == nil {
 		// A stock PDK reports a handler's failure by setting Extism's
-		// error and returning non-zero: the guest is in a known state.
+		// error: the guest is in a known state. An error set is a failure
+		// whatever the export returns (as in Extism's hosts): applying the
+		// output of a call that reported an error would let a policy that
+		// failed this way pass.
 		if msg := inst.k.errorText(); msg != "" {
 			return nil, nil, e.callErr(hook, CauseGuestError, errors.New(msg))
 		}
-		err = fmt.Errorf("export returned %d", rc)
+		if rc != 0 {
+			err = fmt.Errorf("export returned %d", rc)
+		}
 	}
 	if err != nil {
 		cause, cerr := classify(cctx, err, inst.stderr.String(), e.timeout())

@@ -26,10 +26,16 @@ import (
 // Offsets are positions in that slice. Blocks are handed out by a bump
 // allocator, never below kernelBase (so that 0 stays "none"), and the
 // whole memory is emptied at the start of every call, as Extism does.
+// A block of no bytes is 0, as in Extism's own kernel: alloc(0) returns 0
+// and reserves nothing, so that it can never share an offset with the next
+// block (freeing it would free that one too), and every empty value a
+// kernel function hands back (an empty variable, input or body) is 0.
 
 const (
 	envModule  = "extism:host/env"
 	kernelBase = 8
+	// extismLogDebug is Extism's number for the debug level (trace is 0).
+	extismLogDebug = 1
 	// maxVarBytes bounds the variables an instance may keep between calls.
 	maxVarBytes = 64 << 10
 )
@@ -76,6 +82,9 @@ func (k *kernel) reset(input []byte) {
 }
 
 func (k *kernel) alloc(n uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
 	off := (uint64(len(k.mem)) + 7) &^ 7
 	if n > uint64(k.max) || off+n > uint64(k.max) {
 		panic(errKernelMemory)
@@ -106,8 +115,11 @@ func (k *kernel) free(off uint64) {
 }
 
 // block returns the bytes of the block at off (nil, false if off is not a
-// live block).
+// live block). Offset 0 is the empty block.
 func (k *kernel) block(off uint64) ([]byte, bool) {
+	if off == 0 {
+		return []byte{}, true
+	}
 	n, ok := k.blocks[off]
 	if !ok {
 		return nil, false
@@ -224,9 +236,17 @@ func (e *Extension) defineKernel(ctx context.Context, rt wazero.Runtime) error {
 	def("error_get", none, []api.ValueType{i64}, func(k *kernel, s []uint64) { s[0] = k.errOff })
 	def("memory_bytes", none, []api.ValueType{i64}, func(k *kernel, s []uint64) { s[0] = uint64(len(k.mem)) })
 	def("reset", none, none, func(k *kernel, _ []uint64) { k.reset(k.input) })
-	// pi passes no Extism config (the manifest's config is the fetch key
-	// "config"): every key is absent.
-	def("config_get", []api.ValueType{i64}, []api.ValueType{i64}, func(k *kernel, s []uint64) { s[0] = 0 })
+	// The extension's config (the manifest's, with the user's settings
+	// merged over it), served the way Extism serves a plugin's config, so
+	// that a PDK's own getter works.
+	def("config_get", []api.ValueType{i64}, []api.ValueType{i64}, func(k *kernel, s []uint64) {
+		v, ok := e.extismConfig[string(k.readBlock(s[0], "config_get"))]
+		if !ok {
+			s[0] = 0
+			return
+		}
+		s[0] = k.write(v)
+	})
 	def("var_get", []api.ValueType{i64}, []api.ValueType{i64}, func(k *kernel, s []uint64) {
 		name := string(k.readBlock(s[0], "var_get"))
 		v, ok := k.vars[name]
@@ -237,8 +257,16 @@ func (e *Extension) defineKernel(ctx context.Context, rt wazero.Runtime) error {
 		s[0] = k.write(v)
 	})
 	def("var_set", []api.ValueType{i64, i64}, none, func(k *kernel, s []uint64) { k.setVar(s[0], s[1]) })
-	def("get_log_level", none, []api.ValueType{i32}, func(k *kernel, s []uint64) { s[0] = 2 }) // info, in Extism's numbering
-	for name, level := range map[string]string{"log_trace": "debug", "log_debug": "debug", "log_info": "info", "log_warn": "warn", "log_error": "error"} {
+	// pi's log has four levels, debug to error (pi_log's), and keeps them
+	// all: the lowest level is what get_log_level reports, in Extism's
+	// numbering, so that a PDK filtering by it sends exactly what pi keeps.
+	// Trace is below it and dropped here, as Extism's host drops a level
+	// below the one it reports. The level does not depend on --verbose:
+	// a guest could answer differently at another level, and a memoised
+	// result must not depend on how pi was run.
+	def("get_log_level", none, []api.ValueType{i32}, func(k *kernel, s []uint64) { s[0] = extismLogDebug })
+	def("log_trace", []api.ValueType{i64}, none, func(k *kernel, s []uint64) {})
+	for name, level := range map[string]string{"log_debug": "debug", "log_info": "info", "log_warn": "warn", "log_error": "error"} {
 		def(name, []api.ValueType{i64}, none, func(k *kernel, s []uint64) {
 			b, ok := k.block(s[0])
 			if !ok {

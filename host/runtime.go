@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/diag"
@@ -27,6 +28,12 @@ type Config struct {
 	// tagged with the extension's name; level is "debug", "info", "warn" or
 	// "error". Nil discards them.
 	Log func(ext, level, msg string)
+	// ExtensionConfig holds the user's config for extensions by name (from
+	// settings.json's extensionConfig): an object whose keys replace the
+	// manifest's config keys of the same name (null removes one). Guests
+	// see the merged config under the fetch key "config" and through
+	// Extism's config_get.
+	ExtensionConfig map[string]json.RawMessage
 	// Parallelism bounds concurrent compilations in Load (default
 	// GOMAXPROCS).
 	Parallelism int

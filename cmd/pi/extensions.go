@@ -3,8 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/piwasm/pi/abi"
@@ -64,9 +67,10 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		return nil, err
 	}
 	rt, err := host.NewRuntime(ctx, host.Config{
-		AgentDir:    a.agentDir(),
-		ProjectRoot: resources.ProjectRoot(l.Cwd),
-		Lazy:        true,
+		AgentDir:        a.agentDir(),
+		ProjectRoot:     resources.ProjectRoot(l.Cwd),
+		Lazy:            true,
+		ExtensionConfig: extensionConfig(l.Settings),
 		Log: func(ext, level, msg string) {
 			if c.verbose {
 				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", esc(ext), esc(level), esc(msg))
@@ -79,7 +83,7 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	env.rt = rt
 	exts, diags := rt.Load(ctx, dirs, grants)
 	env.exts = exts
-	env.diags = diags
+	env.diags = append(diags, unknownConfigNames(l.Settings, exts)...)
 	if err := abortOnFailedLoad(dirs, exts, diags); err != nil {
 		env.close(ctx)
 		return nil, err
@@ -280,4 +284,37 @@ func (a *app) askGrants(c *common, dirs []string, store *host.GrantStore) error 
 		}
 	}
 	return nil
+}
+
+// extensionConfig turns settings.json's extensionConfig into the host's
+// form: one JSON object per extension name.
+func extensionConfig(s resources.Settings) map[string]json.RawMessage {
+	if len(s.ExtensionConfig) == 0 {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(s.ExtensionConfig))
+	for name, keys := range s.ExtensionConfig {
+		if b, err := json.Marshal(keys); err == nil {
+			out[name] = b
+		}
+	}
+	return out
+}
+
+// unknownConfigNames reports extensionConfig entries that name no loaded
+// extension: a misspelt name would otherwise leave a policy on its
+// defaults without a word.
+func unknownConfigNames(s resources.Settings, exts []*host.Extension) []diag.Diagnostic {
+	loaded := map[string]bool{}
+	for _, x := range exts {
+		loaded[x.Name()] = true
+	}
+	var out []diag.Diagnostic
+	for _, name := range slices.Sorted(maps.Keys(s.ExtensionConfig)) {
+		if !loaded[name] {
+			out = append(out, diag.Diagnostic{Kind: host.DiagConfig, Extension: name,
+				Message: fmt.Sprintf("settings.json's extensionConfig names %q, but no extension of that name is loaded", name)})
+		}
+	}
+	return out
 }

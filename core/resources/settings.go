@@ -52,6 +52,10 @@ type Settings struct {
 	// MaxPromptFileBytes caps each context file and settings section file
 	// (0: [defaultMaxPromptFileBytes]). A later layer's value wins.
 	MaxPromptFileBytes int64 `json:"maxPromptFileBytes,omitempty"`
+	// ExtensionConfig is the user's config per extension name: keys that
+	// replace the manifest's config keys of the same name (a null value
+	// removes one). The project layer's keys replace the global ones.
+	ExtensionConfig map[string]map[string]json.RawMessage `json:"extensionConfig,omitempty"`
 }
 
 // loadSettingsFile reads one settings.json. A missing file yields empty
@@ -62,7 +66,8 @@ type Settings struct {
 // Recognised keys: "skills", "prompts", "extensions" (lists of paths),
 // "defaultProjectTrust" ("ask", "always" or "never"), "sections"
 // (name → {"order", "file" | "text", "interpolate"}), "variables"
-// (name → string) and "maxPromptFileBytes" (a positive number of bytes).
+// (name → string), "maxPromptFileBytes" (a positive number of bytes) and
+// "extensionConfig" (extension name → object of config keys).
 // Other keys are ignored. A section "file" must be a regular file no larger
 // than this file's maxPromptFileBytes (default 1 MiB). Section names must match
 // ^[a-z][a-z0-9_-]*$ and must not be "preamble"; variable names must match
@@ -166,6 +171,28 @@ func parseSettingsData(s Settings, data []byte, abs, home string, ds diagnostics
 					s.Variables = map[string]string{}
 				}
 				s.Variables[name] = val
+			}
+		}
+	}
+
+	if raw, ok := top["extensionConfig"]; ok && !isJSONNull(raw) {
+		var exts map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &exts); err != nil {
+			ds.addLine(KindWarning, abs, lineOf("extensionConfig"), "extensionConfig must be an object of extension names to config objects")
+		} else {
+			for _, name := range sortedKeys(exts) {
+				if isJSONNull(exts[name]) {
+					continue
+				}
+				var keys map[string]json.RawMessage
+				if err := json.Unmarshal(exts[name], &keys); err != nil {
+					ds.addLine(KindWarning, abs, lineOf(name), "extensionConfig.%s left out: it must be an object of config keys", name)
+					continue
+				}
+				if s.ExtensionConfig == nil {
+					s.ExtensionConfig = map[string]map[string]json.RawMessage{}
+				}
+				s.ExtensionConfig[name] = keys
 			}
 		}
 	}
@@ -281,6 +308,19 @@ func mergeSettings(base, over Settings) Settings {
 		}
 		if !replaced {
 			out.Sections = append(out.Sections, sec)
+		}
+	}
+	for _, layer := range []Settings{base, over} {
+		for name, keys := range layer.ExtensionConfig {
+			if out.ExtensionConfig == nil {
+				out.ExtensionConfig = map[string]map[string]json.RawMessage{}
+			}
+			if out.ExtensionConfig[name] == nil {
+				out.ExtensionConfig[name] = map[string]json.RawMessage{}
+			}
+			for k, v := range keys {
+				out.ExtensionConfig[name][k] = v
+			}
 		}
 	}
 	if len(base.Variables)+len(over.Variables) > 0 {

@@ -12,6 +12,14 @@
 //	env       report the environment it sees
 //	extism-output  answer through Extism's output instead of pi_output
 //	extism-error   set Extism's error and return 1
+//	extism-error-zero  set Extism's error, answer a section through Extism's
+//	          output and return 0 (the error must win)
+//	extism-config  answer a section holding config_get of "mode", "n" and
+//	          "missing" (absent keys read "<absent>")
+//	extism-levels  report get_log_level and log one line at each of
+//	          log_trace, log_debug and log_info
+//	extism-empty   exercise zero-length blocks: alloc(0), free of it, an
+//	          empty variable, and report what the kernel answered
 //	extism-log  log one 64 KiB line and 2,000 short ones through Extism's
 //	          own log function
 //	badjson   write output that is not JSON
@@ -63,6 +71,56 @@ func extismStoreU64(offset, v uint64)
 
 //go:wasmimport extism:host/env http_status_code
 func extismHTTPStatus() int32
+
+//go:wasmimport extism:host/env config_get
+func extismConfigGet(key uint64) uint64
+
+//go:wasmimport extism:host/env length
+func extismLength(offset uint64) uint64
+
+//go:wasmimport extism:host/env load_u8
+func extismLoadU8(offset uint64) uint32
+
+//go:wasmimport extism:host/env free
+func extismFree(offset uint64)
+
+//go:wasmimport extism:host/env var_set
+func extismVarSet(name, value uint64)
+
+//go:wasmimport extism:host/env var_get
+func extismVarGet(name uint64) uint64
+
+//go:wasmimport extism:host/env get_log_level
+func extismGetLogLevel() int32
+
+//go:wasmimport extism:host/env log_trace
+func extismLogTrace(offset uint64)
+
+//go:wasmimport extism:host/env log_debug
+func extismLogDebug(offset uint64)
+
+// extismBlock copies b into a new block of Extism memory.
+func extismBlock(b []byte) uint64 {
+	off := extismAlloc(uint64(len(b)))
+	for i, c := range b {
+		extismStoreU8(off+uint64(i), uint32(c))
+	}
+	return off
+}
+
+// extismRead returns the bytes of the block at off.
+func extismRead(off uint64) []byte {
+	n := extismLength(off)
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(extismLoadU8(off + uint64(i)))
+	}
+	return b
+}
+
+func section(text string) {
+	result(map[string]any{"ops": []any{map[string]any{"op": "set_section", "name": "hostile", "text": text}}})
+}
 
 // extismLog writes msg into Extism's memory (eight bytes at a time) and
 // logs it through Extism's log_info.
@@ -202,6 +260,45 @@ func beforeAgentStart() int32 {
 		}
 		extismErrorSet(off)
 		return 1
+	case "extism-error-zero":
+		// An error set, yet a return of 0 and an output that would add a
+		// section: Extism's hosts fail such a call, and so must pi.
+		extismErrorSet(extismBlock([]byte("failed after answering")))
+		env := []byte(`{"result":{"ops":[{"op":"set_section","name":"hostile","text":"applied anyway"}]}}`)
+		extismOutputSet(extismBlock(env), uint64(len(env)))
+		return 0
+	case "extism-config":
+		var parts []string
+		for _, k := range []string{"mode", "n", "missing"} {
+			off := extismConfigGet(extismBlock([]byte(k)))
+			if off == 0 {
+				parts = append(parts, k+"=<absent>")
+				continue
+			}
+			parts = append(parts, k+"="+string(extismRead(off)))
+		}
+		section(strings.Join(parts, " "))
+		return 0
+	case "extism-levels":
+		level := extismGetLogLevel()
+		extismLogTrace(extismBlock([]byte("at trace")))
+		extismLogDebug(extismBlock([]byte("at debug")))
+		extismLogInfo(extismBlock([]byte("at info")))
+		section(fmt.Sprint("level=", level))
+		return 0
+	case "extism-empty":
+		// alloc(0) must be 0 and take no room: the next block gets its own
+		// offset, and freeing the empty one leaves it alone.
+		empty := extismAlloc(0)
+		next := extismBlock([]byte("kept"))
+		extismFree(empty)
+		// The C PDK's "set an empty variable" passes an alloc(0) block
+		// as the value: Extism removes the variable.
+		extismVarSet(extismBlock([]byte("v")), extismBlock([]byte("old")))
+		extismVarSet(extismBlock([]byte("v")), extismAlloc(0))
+		got := extismVarGet(extismBlock([]byte("v")))
+		section(fmt.Sprintf("empty=%d same=%v next=%q var=%d", empty, empty == next, extismRead(next), got))
+		return 0
 	case "extism-output":
 		// Answer through Extism's own output, as guests built with other
 		// PDKs do.
