@@ -3,6 +3,8 @@ package resources
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/piwasm/pi/core/settings"
 )
 
 // extensionConfig: an object of extension names to objects; a bad entry is
@@ -15,11 +17,11 @@ func TestExtensionConfigSettings(t *testing.T) {
 		global: `{"extensionConfig": {"guard": {"a": 1, "b": "x"}, "bad": [1], "other": {"k": true}}}`,
 		proj:   `{"extensionConfig": {"guard": {"b": null, "c": "y"}}}`,
 	})
-	g, ds := loadSettingsFile(global, dir)
+	g, _, ds := loadSettingsFile(global, dir, settings.FileGlobal, settings.Builtin())
 	if len(ds) != 1 || ds[0].Line != 1 {
 		t.Fatalf("diagnostics %v", ds)
 	}
-	p, ds := loadSettingsFile(proj, dir)
+	p, _, ds := loadSettingsFile(proj, dir, settings.FileProject, settings.Builtin())
 	if len(ds) != 0 {
 		t.Fatalf("diagnostics %v", ds)
 	}

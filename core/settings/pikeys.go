@@ -14,5 +14,7 @@ func piKeys() []Key {
 		{Name: "variables", Kind: Any, Status: Applied},
 		{Name: "maxPromptFileBytes", Kind: Any, Status: Applied},
 		{Name: "suppressContexts", Kind: Any, Default: "false", Status: Applied},
+		// Read by core/resources, applied by host: per-extension config keys.
+		{Name: "extensionConfig", Kind: Object, Status: Applied},
 	}
 }
