@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -187,7 +186,7 @@ func (c *Client) Stream(ctx context.Context, route Route, req Request, onDelta f
 // StopReason "error" (or "aborted" when ctx ended) and ErrorMessage set.
 // onEvent runs on the calling goroutine.
 func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onEvent func(StreamEvent)) (Response, error) {
-	body, err := DryRun(route, req)
+	body, err := buildBody(route, req)
 	if err != nil {
 		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
 	}
@@ -232,12 +231,14 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 }
 
 // once makes one HTTP attempt and feeds its stream to out.
-func (c *Client) once(ctx context.Context, route Route, target string, body []byte, out *assembler) error {
+func (c *Client) once(ctx context.Context, route Route, target string, body *object, out *assembler) error {
 	label := route.label()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, body.reader())
 	if err != nil {
 		return fmt.Errorf("%s: building request: %w", label, err)
 	}
+	hreq.ContentLength = int64(body.size())
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	hreq.Header = route.header()
 	if !headerSetFold(route.Headers, "User-Agent") {
 		hreq.Header.Set("User-Agent", userAgent(c.Version))

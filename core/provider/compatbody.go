@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 )
@@ -15,6 +16,7 @@ import (
 // into the body: the history is never encoded twice, nor decoded again.
 type object struct {
 	members []member
+	raw     []byte // a body built whole elsewhere; members then unused
 }
 
 type member struct {
@@ -90,8 +92,126 @@ func (o *object) remove(k string) {
 	}
 }
 
+// size is the length of the body in bytes.
+func (o *object) size() int {
+	if o.raw != nil {
+		return len(o.raw)
+	}
+	n := 2
+	for i, m := range o.members {
+		if i > 0 {
+			n++
+		}
+		n += len(o.glue(i)) - 1 // the key and its colon, less the separator
+		if m.list == nil {
+			n += len(m.val)
+			continue
+		}
+		n += 2 + max(len(m.list)-1, 0)
+		for _, e := range m.list {
+			n += len(e)
+		}
+	}
+	return n
+}
+
+// glue is what comes before member i's value: a comma (or the opening
+// brace) and the quoted key with its colon.
+func (o *object) glue(i int) []byte {
+	b := []byte{','}
+	if i == 0 {
+		b[0] = '{'
+	}
+	b = appendJSONString(b, o.members[i].key)
+	return append(b, ':')
+}
+
+// reader reads the body without writing it out first: the encoded
+// messages are read where they are kept (immutable, in their Memos), so a
+// request at turn 1,000 neither copies nor allocates the history again.
+func (o *object) reader() io.Reader {
+	if o.raw != nil {
+		return bytes.NewReader(o.raw)
+	}
+	return &objectReader{o: o}
+}
+
+// objectReader walks an object's pieces in order.
+type objectReader struct {
+	o      *object
+	cur    []byte
+	m      int  // members started
+	inList bool // inside member m-1's list
+	j      int  // elements of that list read
+	sep    bool // the comma before element j was read
+	done   bool
+}
+
+var (
+	comma     = []byte{','}
+	closeList = []byte{']'}
+	closeObj  = []byte{'}'}
+)
+
+// next returns the next piece, nil at the end.
+func (r *objectReader) next() []byte {
+	o := r.o
+	if r.inList {
+		list := o.members[r.m-1].list
+		switch {
+		case r.j >= len(list):
+			r.inList = false
+			return closeList
+		case r.j > 0 && !r.sep:
+			r.sep = true
+			return comma
+		}
+		r.sep = false
+		r.j++
+		return list[r.j-1]
+	}
+	if r.m < len(o.members) {
+		r.m++
+		m := o.members[r.m-1]
+		if m.list != nil {
+			r.inList, r.j, r.sep = true, 0, false
+			return append(o.glue(r.m-1), '[')
+		}
+		return append(o.glue(r.m-1), m.val...)
+	}
+	if !r.done {
+		r.done = true
+		if len(o.members) == 0 {
+			return []byte("{}")
+		}
+		return closeObj
+	}
+	return nil
+}
+
+func (r *objectReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		for len(r.cur) == 0 {
+			if r.cur = r.next(); r.cur == nil {
+				if n == 0 {
+					return 0, io.EOF
+				}
+				return n, nil
+			}
+		}
+		c := copy(p[n:], r.cur)
+		r.cur = r.cur[c:]
+		n += c
+	}
+	return n, nil
+}
+
 // bytes writes the body: one allocation of the exact size.
 func (o *object) bytes() []byte {
+	if o.raw != nil {
+		return o.raw
+	}
 	n := 2
 	for _, m := range o.members {
 		n += len(m.key) + 8 + len(m.val)

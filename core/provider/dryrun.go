@@ -13,6 +13,17 @@ const redacted = "[redacted]"
 // final shape (compat and thinking fields included), and req.Stream is forced on, as Stream does. Nothing is sent. It fails
 // like the builders, or on an unknown API.
 func DryRun(route Route, req Request) ([]byte, error) {
+	o, err := buildBody(route, req)
+	if err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
+}
+
+// buildBody is DryRun's body before it is written out: Client.StreamEvents
+// sends it through its reader, so the history's encoded messages are read
+// from their Memos rather than copied into a new buffer on every request.
+func buildBody(route Route, req Request) (*object, error) {
 	if _, err := route.pathSuffix(); err != nil {
 		return nil, err
 	}
@@ -24,13 +35,17 @@ func DryRun(route Route, req Request) ([]byte, error) {
 			return nil, err
 		}
 		applyAnthropicThinking(route, req, o)
-		return o.bytes(), nil
+		return o, nil
 	case APIOpenAIResponses, APIAzureOpenAIResponses:
-		return buildResponsesBody(route, req)
+		return buildResponsesObject(route, req)
 	case APIGoogleGenerativeAI:
-		return buildGoogleBody(route, req)
+		b, err := buildGoogleBody(route, req)
+		if err != nil {
+			return nil, err
+		}
+		return &object{raw: b}, nil
 	}
-	return buildOpenAIBody(route, req)
+	return openAIObject(route, req)
 }
 
 // RequestInfo is the envelope of a request, for display.

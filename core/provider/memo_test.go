@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // memoized returns msgs, each with a Memo of its own.
@@ -57,6 +59,15 @@ func TestMemoKeepsBodiesIdentical(t *testing.T) {
 					}
 					if !bytes.Equal(got, want) {
 						t.Fatalf("pass %d: body with memos differs:\n got %s\nwant %s", pass, got, want)
+					}
+					// What the client sends: the body read piece by piece.
+					o, err := buildBody(route, mreq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sent, err := io.ReadAll(iotest.OneByteReader(o.reader()))
+					if err != nil || !bytes.Equal(sent, want) || o.size() != len(want) {
+						t.Fatalf("pass %d: the body read through the reader (size %d) differs: %v\n got %s\nwant %s", pass, o.size(), err, sent, want)
 					}
 				}
 			})

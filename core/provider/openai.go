@@ -99,6 +99,14 @@ const (
 // list, an unknown role, a malformed message or tool, a missing model id or
 // an unknown MaxTokensField.
 func buildOpenAIBody(route Route, req Request) ([]byte, error) {
+	o, err := openAIObject(route, req)
+	if err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
+}
+
+func openAIObject(route Route, req Request) (*object, error) {
 	model, err := modelFor(route, req)
 	if err != nil {
 		return nil, err
@@ -158,7 +166,7 @@ func buildOpenAIBody(route Route, req Request) ([]byte, error) {
 	if err := applyOpenAICompat(route, o); err != nil {
 		return nil, err
 	}
-	return o.bytes(), nil
+	return o, nil
 }
 
 // firstRunes is s cut to at most n characters.

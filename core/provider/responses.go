@@ -31,6 +31,14 @@ const minResponsesOutput = 16
 //
 // samplingParams come last and win.
 func buildResponsesBody(r Route, req Request) ([]byte, error) {
+	o, err := buildResponsesObject(r, req)
+	if err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
+}
+
+func buildResponsesObject(r Route, req Request) (*object, error) {
 	model, err := modelFor(r, req)
 	if err != nil {
 		return nil, err
@@ -143,7 +151,7 @@ func buildResponsesBody(r Route, req Request) ([]byte, error) {
 	for _, k := range sortedKeys(r.SamplingParams) {
 		o.set(k, jsNumber(r.SamplingParams[k]))
 	}
-	return o.bytes(), nil
+	return o, nil
 }
 
 // toolResultText is a tool result's text: its text parts joined by

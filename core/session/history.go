@@ -91,16 +91,21 @@ func BashText(m prompt.Message) string {
 // over. Labels, session names, model and thinking-level changes and pi's
 // own records add nothing.
 func History(entries []Entry) []Node {
-	nodes := replayNodes(entries)
+	nodes, _ := history(entries)
+	return nodes
+}
+
+// history is History, and the Seq the next node replayed would get.
+func history(entries []Entry) ([]Node, int) {
+	nodes, seq := replayNodes(entries)
 	if c := latestCompaction(entries); c >= 0 {
 		nodes = compacted(entries, nodes, c)
 	}
-	return applyEdits(entries, nodes)
+	return applyEdits(entries, nodes), seq
 }
 
-func replayNodes(entries []Entry) []Node {
-	var nodes []Node
-	seq := 0
+// replayNodes replays entries into nodes; seq is the next node's Seq.
+func replayNodes(entries []Entry) (nodes []Node, seq int) {
 	next := func() int { seq++; return seq - 1 }
 	var sys []prompt.Message
 	head := -1
@@ -190,7 +195,7 @@ func replayNodes(entries []Entry) []Node {
 			}
 		}
 	}
-	return nodes
+	return nodes, seq
 }
 
 // customNode is an extension's message: a user message with its content
@@ -301,19 +306,27 @@ func applyEdits(entries []Entry, nodes []Node) []Node {
 // conversation message first is not pi's. One at the end is pi's, about to
 // be projected.
 func foreignSystem(entries []Entry, i int) bool {
+	foreign, _ := systemVerdict(entries, i)
+	return foreign
+}
+
+// systemVerdict is foreignSystem's answer, and whether an entry after i
+// decided it (a system message with nothing deciding after it counts as
+// pi's, until something does).
+func systemVerdict(entries []Entry, i int) (foreign, decided bool) {
 	for _, e := range entries[i+1:] {
 		switch e.Type {
 		case TypeProjection:
-			return false
+			return false, true
 		case TypeContext:
-			return true
+			return true, true
 		case TypeMessage:
 			if e.Message != nil && e.Message.Role != "system" {
-				return true
+				return true, true
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // Foreign reports whether entries come from a session another harness

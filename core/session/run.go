@@ -210,7 +210,7 @@ func (r *Runner) request(tr *Transcript, p *Prepared) provider.Request {
 	}
 	req := provider.Request{
 		Model:     r.Route.ModelID,
-		Messages:  Messages(History(tr.Branch()), forced),
+		Messages:  tr.requestMessages(forced),
 		MaxTokens: r.MaxTokens,
 		Stream:    true,
 	}
@@ -409,7 +409,7 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 
 	inHistory := r.Route.AcceptsSystemInHistory()
 	startsSeries := hadSystem && toolsChanged || foreign
-	nodes := SystemNodes(History(tr.Branch()))
+	nodes := SystemNodes(tr.history())
 	// An update note only makes sense after a system message that said
 	// something: after an empty head the full prompt goes out.
 	said := false
@@ -529,15 +529,7 @@ func (r *Runner) recordRoute(tr *Transcript) error {
 	if r.Route.API == "replay" || r.Route.Provider == "" || r.Route.ModelID == "" {
 		return nil
 	}
-	prov, model, level := "", "", ""
-	for _, e := range tr.Branch() {
-		switch e.Type {
-		case TypeModelChange:
-			prov, model = e.Provider, e.ModelID
-		case TypeThinkingChange:
-			level = e.ThinkingLevel
-		}
-	}
+	prov, model, level := tr.routeRecord()
 	if prov != r.Route.Provider || model != r.Route.ModelID {
 		if err := tr.Append(Entry{Type: TypeModelChange, Provider: r.Route.Provider, ModelID: r.Route.ModelID}); err != nil {
 			return err

@@ -77,7 +77,7 @@ func anthropicRoute(base string) provider.Route {
 	return provider.Route{Provider: "mock", ModelID: "m1", API: provider.APIAnthropicMessages, BaseURL: base}
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func writeFile(t *testing.T, path, content string) {
 
 // runner builds a runner for a project dir, reloading resources each turn
 // as a new pi process would.
-func newRunner(t *testing.T, proj, sessionPath string, route provider.Route, d *hooks.Dispatcher) *Runner {
+func newRunner(t testing.TB, proj, sessionPath string, route provider.Route, d *hooks.Dispatcher) *Runner {
 	t.Helper()
 	l, err := resources.Load(resources.Config{Cwd: proj, AgentDir: filepath.Join(proj, ".agent")})
 	if err != nil {

@@ -300,6 +300,11 @@ type Transcript struct {
 	// the active branch is empty and the next entry is a new root.
 	leaf   string
 	atRoot bool
+	// view and ids keep what requests and new entries need, up to date as
+	// entries are appended (see view.go).
+	view view
+	ids  idSet
+	conv map[*prompt.Message]converted // see view.convert
 }
 
 // Create starts a new session file at path (its directory is created).
@@ -474,6 +479,7 @@ func cutTornTail(f *os.File) error {
 func (t *Transcript) Append(e Entry) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	prevLeaf, prevRoot := t.leaf, t.atRoot
 	if e.Raw == nil && e.ID == "" {
 		e.ID = t.newEntryID()
 		e.ParentID = t.leaf
@@ -495,6 +501,7 @@ func (t *Transcript) Append(e Entry) error {
 	if e.ID != "" {
 		t.leaf, t.atRoot = e.ID, false
 	}
+	t.appended(e, prevLeaf, prevRoot)
 	return nil
 }
 
@@ -549,8 +556,17 @@ func jsonString(s string) string {
 }
 
 // newEntryID returns 8 hex digits not used by another entry of the file,
-// the established harness's id shape.
+// the established harness's id shape. t.mu must be held.
 func (t *Transcript) newEntryID() string {
+	if t.ids.set == nil || t.ids.n > len(t.Entries) {
+		t.ids = idSet{set: make(map[string]struct{}, len(t.Entries))}
+	}
+	for _, e := range t.Entries[t.ids.n:] {
+		if e.ID != "" {
+			t.ids.set[e.ID] = struct{}{}
+		}
+	}
+	t.ids.n = len(t.Entries)
 	for {
 		var b [4]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -559,30 +575,20 @@ func (t *Transcript) newEntryID() string {
 			return fmt.Sprintf("%08x", len(t.Entries)+1)
 		}
 		id := hex.EncodeToString(b[:])
-		taken := false
-		for _, e := range t.Entries {
-			if e.ID == id {
-				taken = true
-				break
-			}
-		}
-		if !taken {
+		if _, taken := t.ids.set[id]; !taken {
 			return id
 		}
 	}
 }
 
-// Branch returns the entries of the active branch, in file order: the
-// chain from the last entry up to the root. Entries without an id (pi's
-// version-1 files) are linear and always part of it. A session the
-// established harness branched with /tree is continued from its latest
-// entry, as that harness does.
-func (t *Transcript) Branch() []Entry {
+// computeBranch works the active branch out from the entries (see
+// Branch).
+func (t *Transcript) computeBranch() []Entry {
 	if t.atRoot {
 		return t.linearOnly()
 	}
 	if t.leaf == "" {
-		return t.Entries
+		return append([]Entry(nil), t.Entries...)
 	}
 	byID := make(map[string]int, len(t.Entries))
 	for i, e := range t.Entries {
