@@ -107,7 +107,10 @@ func newMatcher(req Request) *matcher {
 }
 
 // any returns the first rule for the tool that matches any part of the
-// call (the deny and ask test).
+// call (the deny and ask test). For bash, a rule matches a call when it
+// could match any form of any of its simple commands: a script that does
+// not parse, a program name built at run time, eval of a run-time string
+// or a sourced file match every bash rule (fail closed).
 func (m *matcher) any(rules []Rule) (Rule, bool) {
 	for _, r := range rules {
 		if r.Tool != m.req.Tool {
@@ -122,23 +125,9 @@ func (m *matcher) any(rules []Rule) (Rule, bool) {
 			}
 			continue
 		}
-		if m.parseErr != nil {
-			// Unparsable: match the rule against the raw text, split on
-			// white space, so a deny rule errs on the side of refusing.
-			words := strings.Fields(m.req.Command)
-			if r.matchWords(words) || (r.glob != "" && globMatch("*"+r.glob+"*", strings.Join(words, " "))) {
-				return r, true
-			}
-			continue
-		}
 		for _, c := range m.cmds {
-			if r.matchWords(c.Words) {
+			if r.matchCommand(c) {
 				return r, true
-			}
-			for _, in := range c.Inner {
-				if r.matchWords(in.Words) {
-					return r, true
-				}
 			}
 		}
 	}
@@ -151,7 +140,7 @@ func (m *matcher) any(rules []Rule) (Rule, bool) {
 // bash it also returns the simple command the rule matched, which the
 // suggested rule is made from.
 func (m *matcher) askMatch(rules, session []Rule) (Rule, *Command, bool) {
-	if m.req.Tool != "bash" || m.parseErr != nil {
+	if m.req.Tool != "bash" {
 		r, ok := m.any(rules)
 		return r, nil, ok
 	}
@@ -173,11 +162,11 @@ func (m *matcher) askMatch(rules, session []Rule) (Rule, *Command, bool) {
 }
 
 func (r Rule) matchCommand(c Command) bool {
-	if r.matchWords(c.Words) {
+	if r.couldMatch(c.Form) {
 		return true
 	}
 	for _, in := range c.Inner {
-		if r.matchWords(in.Words) {
+		if r.couldMatch(in) {
 			return true
 		}
 	}
@@ -218,17 +207,20 @@ func (m *matcher) all(rules []Rule) (Rule, bool) {
 	return *used, true
 }
 
+// coveredBy returns an allow rule covering c as written, or what a
+// wrapper in it runs (not through sudo or doas, and not a normal form,
+// which only says what the command probably does).
 func coveredBy(c Command, rules []Rule, tool string) (*Rule, bool) {
 	for i := range rules {
 		r := &rules[i]
 		if r.Tool != tool || r.Pattern == "" {
 			continue
 		}
-		if !c.Dynamic && r.matchWords(c.Words) {
+		if !c.Dynamic() && !c.Open && r.matchWords(c.Words) {
 			return r, true
 		}
 		for _, in := range c.Inner {
-			if !in.Privileged && !in.Dynamic && !in.CheckOnly && r.matchWords(in.Words) {
+			if !in.Privileged && !in.Dynamic() && !in.CheckOnly && !in.Open && r.matchWords(in.Words) {
 				return r, true
 			}
 		}
@@ -360,7 +352,7 @@ func Suggest(req Request, paths Paths) string {
 // plain "bash" when its name is not literal or its words would not read
 // back as a rule.
 func suggestCommand(c Command) string {
-	if c.Dynamic || len(c.Words) == 0 {
+	if c.Dynamic() {
 		return "bash"
 	}
 	w := c.Words

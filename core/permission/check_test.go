@@ -97,7 +97,7 @@ func TestCheck(t *testing.T) {
 		{Request{Tool: "bash", Command: "git status --short"}, Ask, ""}, // exact form does not match extra words
 		{Request{Tool: "bash", Command: "git diff HEAD~1 -- a.go"}, Allow, "bash(git diff:*)"},
 		{Request{Tool: "bash", Command: "git diff"}, Allow, "bash(git diff:*)"},
-		{Request{Tool: "bash", Command: "git diffx"}, Ask, ""},
+		{Request{Tool: "bash", Command: "git diffx"}, Ask, "bash(git push:*)"}, // not a git command: could be an alias for push
 		{Request{Tool: "bash", Command: "git status && go test ./..."}, Allow, "bash(git status)"},
 		{Request{Tool: "bash", Command: "git status && rm -rf ~"}, Deny, "bash(rm -rf *)"},
 		{Request{Tool: "bash", Command: "git status; make"}, Ask, ""}, // make is not covered
@@ -111,9 +111,13 @@ func TestCheck(t *testing.T) {
 		{Request{Tool: "bash", Command: "nice -n 5 go test ./..."}, Allow, "bash(go test:*)"},
 		{Request{Tool: "bash", Command: "sudo go test ./..."}, Ask, ""}, // sudo needs a rule naming it
 		{Request{Tool: "bash", Command: "sudo apt-get update"}, Allow, "bash(sudo apt-get update)"},
-		{Request{Tool: "bash", Command: "$GIT status"}, Ask, ""}, // dynamic command names are never allowed by rules
-		{Request{Tool: "bash", Command: "echo \"unterminated"}, Ask, ""},
-		{Request{Tool: "bash", Command: "curl \"unterminated"}, Deny, "bash(curl:*)"},
+		// What cannot be known statically matches every deny and ask
+		// rule (here the first deny rule decides), and no allow rule.
+		{Request{Tool: "bash", Command: "$GIT status"}, Deny, "bash(rm -rf *)"},
+		{Request{Tool: "bash", Command: "echo \"unterminated"}, Deny, "bash(rm -rf *)"},
+		{Request{Tool: "bash", Command: "curl \"unterminated"}, Deny, "bash(rm -rf *)"},
+		{Request{Tool: "bash", Command: "/usr/bin/git status"}, Ask, ""}, // allow rules see what was written
+		{Request{Tool: "bash", Command: "echo $(git status)"}, Allow, "bash(echo *)"},
 		{Request{Tool: "read", Path: "/etc/passwd"}, Allow, "read"},
 		{Request{Tool: "edit", Path: "/w/proj/a/b.go"}, Allow, "edit(/w/proj/**)"},
 		{Request{Tool: "edit", Path: "/w/proj/.git/config"}, Deny, "edit(/w/proj/.git/**)"},

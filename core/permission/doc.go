@@ -3,10 +3,11 @@
 // ask, allow, then a default; and the question a person answers when a
 // rule says ask.
 //
-// Rules are "tool" or "tool(pattern)". Bash patterns match the words of
-// every simple command in the script, found with a real shell parser
-// (mvdan.cc/sh) through pipelines, lists, subshells, command substitution
-// and wrappers such as env and sudo. Patterns of the file tools match
-// resolved paths with doublestar globs. docs/sandbox.md describes the
-// syntax for users.
+// Rules are "tool" or "tool(pattern)". Bash patterns match the simple
+// commands of the script and the forms they run, found by package shellcmd
+// (through pipelines, wrappers, nested shells, git aliases). Deny and ask
+// rules apply when they could match: what cannot be known before the
+// script runs matches them (fail closed); allow rules apply only to what is
+// written. Patterns of the file tools match resolved paths with doublestar
+// globs. docs/sandbox.md describes the syntax for users.
 package permission

@@ -1,4 +1,4 @@
-package permission
+package shellcmd
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestCommands(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		script string
 		want   []string // each command's words joined by " | "
@@ -33,7 +33,7 @@ func TestCommands(t *testing.T) {
 		{"echo a \\\n  b", []string{"echo|a|b"}},
 	}
 	for _, tt := range tests {
-		cs, err := Commands(tt.script)
+		cs, err := Parse(tt.script)
 		if err != nil {
 			t.Errorf("%q: %v", tt.script, err)
 			continue
@@ -49,17 +49,17 @@ func TestCommands(t *testing.T) {
 }
 
 func TestDynamic(t *testing.T) {
-	cs, _ := Commands(`$CMD x; "$(which rm)" y; rm z; env $X a`)
+	cs, _ := Parse(`$CMD x; "$(which rm)" y; rm z; env $X a`)
 	want := []bool{true, true, false, false, false}
 	if len(cs) != len(want) {
 		t.Fatalf("commands %+v", cs)
 	}
 	for i, c := range cs {
-		if c.Dynamic != want[i] {
-			t.Errorf("%q: dynamic %v", c.Words, c.Dynamic)
+		if c.Dynamic() != want[i] {
+			t.Errorf("%q: dynamic %v", c.Words, c.Dynamic())
 		}
 	}
-	if in := cs[4].Inner; len(in) != 1 || !in[0].Dynamic {
+	if in := cs[4].Inner; len(in) != 1 || !in[0].Dynamic() {
 		t.Errorf("env $X a: inner %+v", in)
 	}
 }
@@ -89,36 +89,41 @@ func TestUnwrap(t *testing.T) {
 		{`env`, nil, false},
 	}
 	for _, tt := range tests {
-		cs, err := Commands(tt.script)
+		cs, err := Parse(tt.script)
 		if err != nil || len(cs) == 0 {
 			t.Errorf("%q: %v %v", tt.script, cs, err)
 			continue
 		}
 		var got []string
+		var last Form
 		for _, in := range cs[0].Inner {
+			if in.CheckOnly {
+				continue
+			}
 			got = append(got, strings.Join(in.Words, "|"))
+			last = in
 		}
 		if !reflect.DeepEqual(got, tt.inner) {
 			t.Errorf("%q: inner\n got %q\nwant %q", tt.script, got, tt.inner)
 		}
-		if n := len(cs[0].Inner); n > 0 && cs[0].Inner[n-1].Privileged != tt.priv {
-			t.Errorf("%q: privileged = %v", tt.script, cs[0].Inner[n-1].Privileged)
+		if len(got) > 0 && last.Privileged != tt.priv {
+			t.Errorf("%q: privileged = %v", tt.script, last.Privileged)
 		}
 	}
 }
 
 func TestCommandsParseError(t *testing.T) {
-	if _, err := Commands(`echo "unterminated`); err == nil {
+	if _, err := Parse(`echo "unterminated`); err == nil {
 		t.Error("no error for an unterminated quote")
 	}
 }
 
-func FuzzCommands(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{`git push`, `a && b | c; (d) $(e) <(f)`, `sudo env A=1 nice -n 1 timeout 3 xargs -I{} rm {}`, `bash -c 'eval "sh -c \"x\""'`, `echo "\$x" 'y' $'z'`, "f() { g; }\nf", `command -v x`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, script string) {
-		cs, err := Commands(script)
+		cs, err := Parse(script)
 		if err != nil {
 			return
 		}
@@ -126,12 +131,14 @@ func FuzzCommands(f *testing.F) {
 			if len(c.Words) == 0 {
 				t.Fatalf("%q: a command with no words", script)
 			}
+			if len(c.Lit) != len(c.Words) {
+				t.Fatalf("%q: %d words, %d literal flags", script, len(c.Words), len(c.Lit))
+			}
 			for _, in := range c.Inner {
-				if len(in.Words) == 0 || len(in.Words) >= len(c.Words) {
+				if len(in.Lit) != len(in.Words) || len(in.Words) == 0 && !in.Open {
 					t.Fatalf("%q: inner %q of %q", script, in.Words, c.Words)
 				}
 			}
 		}
-		_ = Suggest(Request{Tool: "bash", Command: script}, Paths{})
 	})
 }
