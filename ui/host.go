@@ -72,6 +72,10 @@ type Host struct {
 	// ShareRefusal, when set, says why sharing is not possible here.
 	Share        func(html []byte) (string, error)
 	ShareRefusal string
+	// Settings lists the settings /settings can change; SetSetting writes
+	// one (JSON value) and returns the file it went to.
+	Settings   func() ([]Setting, error)
+	SetSetting func(name, value string) (string, error)
 	// Sections are the system prompt's sections with their sources.
 	Sections func() ([]Section, error)
 	// Trust, when set, is asked first: the project has local resources

@@ -31,6 +31,7 @@ func slashCommands() []slashCommand {
 		{name: "session", desc: "show the session file and its size", run: (*Model).cmdSession},
 		{name: "reload", desc: "re-read context files, prompts, skills, templates, settings, extensions", run: (*Model).cmdReload},
 		{name: "prompt", desc: "show the system prompt's sections and their sources", run: (*Model).cmdPrompt},
+		{name: "settings", desc: "view and change the common settings (written to settings.json)", run: (*Model).cmdSettings},
 		{name: "thinking", args: "[level]", desc: "set the thinking level (shift+tab cycles)", run: (*Model).cmdThinking},
 		{name: "scoped-models", desc: "choose the models ctrl+p cycles through", run: (*Model).cmdScopedModels},
 		{name: "copy", desc: "copy the last reply to the clipboard", run: (*Model).cmdCopy},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/settings"
 	"github.com/piwasm/pi/internal/changelog"
 	"github.com/piwasm/pi/ui"
 )
@@ -115,6 +117,21 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return scope, nil
 		},
 		Clipboard: clipboard.WriteAll,
+		Settings: func() ([]ui.Setting, error) {
+			return uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
+		},
+		SetSetting: func(name, value string) (string, error) {
+			list, err := uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
+			if err != nil {
+				return "", err
+			}
+			for _, s := range list {
+				if s.Name == name {
+					return s.File, settings.SetInFile(s.File, name, json.RawMessage(value))
+				}
+			}
+			return "", fmt.Errorf("%s cannot be changed from /settings", name)
+		},
 		ImportSession: func(path string) (string, error) {
 			stored, tr, err := importSession(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, path)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/piwasm/pi/core/settings"
 	"github.com/piwasm/pi/internal/scripted"
 )
 
@@ -118,5 +119,48 @@ func TestUISettingsTakeEffect(t *testing.T) {
 	tm.waitFor(`sessionShareDestination is "radius"`)
 	if n := len(s.Requests()); n != 0 {
 		t.Errorf("%d requests reached the model", n)
+	}
+}
+
+// TestSettingsScreenWritesTheFile: /settings changes a key in the global
+// settings.json, keeping what else the file holds.
+func TestSettingsScreenWritesTheFile(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	s := &scripted.Server{}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{
+		"models.json":   `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"}]}}}`,
+		"settings.json": `{"theme": "dark", "lastChangelogVersion": "1.6.0"}`,
+	})
+	list, err := uiSettings(settings.New(settings.Builtin()), c.agentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i, st := range list {
+		if st.Name == "hideThinkingBlock" {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatal("hideThinkingBlock is not offered")
+	}
+	tm := startTerminal(t, c, proj, "--cwd", proj)
+	tm.waitFor("Ask pi")
+	tm.typeLine("/settings")
+	tm.waitFor("Settings (enter changes one")
+	for range at {
+		tm.press("\x1b[B")
+		time.Sleep(20 * time.Millisecond)
+	}
+	tm.press("\r")
+	tm.waitFor("hideThinkingBlock (now false)")
+	tm.press("1") // true
+	tm.waitFor("hideThinkingBlock = true (saved in")
+	got, _ := os.ReadFile(filepath.Join(c.agentDir, "settings.json"))
+	if want := "{\n  \"theme\": \"dark\",\n  \"lastChangelogVersion\": \"1.6.0\",\n  \"hideThinkingBlock\": true\n}\n"; string(got) != want {
+		t.Errorf("settings.json:\n%s", got)
 	}
 }
