@@ -12,6 +12,7 @@ import (
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
@@ -58,7 +59,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		}
 		replay.Cwd = w.loaded.Cwd
 		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
-	} else if route, err = a.route(w.loaded.AgentDir, r); err != nil {
+	} else if route, err = a.route(w.loaded, r); err != nil {
 		// Before the session is opened: a run that cannot start leaves
 		// no file behind.
 		return nil, err
@@ -76,7 +77,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		tr.Close()
 	})
 	if replay == nil {
-		route = a.sessionRoute(w.loaded.AgentDir, r, tr, route)
+		route = a.sessionRoute(w.loaded, r, tr, route)
 	}
 	for _, p := range tr.Problems {
 		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
@@ -103,7 +104,8 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if err != nil {
 		return nil, fmt.Errorf("find pi's own executable for the sandbox helper: %w", err)
 	}
-	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Env: []string{
+	shell, prefix := a.shellSettings(w.loaded.Values)
+	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Shell: shell, CommandPrefix: prefix, Env: []string{
 		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
 		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
 	}}, exe)
@@ -126,7 +128,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	reg := tool.NewRegistry()
 	var override *sandboxOverride
 	if asker != nil && policy.Confined() {
-		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Env: env.Env}
+		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Env: env.Env, Shell: shell, CommandPrefix: prefix}
 		for _, t := range builtin.Tools(policy.Unconfined().Apply(base, exe)) {
 			if t.Name == "bash" {
 				override = &sandboxOverride{asker: asker, policy: policy, paths: permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}, unconfined: t.Run,
@@ -210,7 +212,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 // model_change entry or assistant message, and its last
 // thinking_level_change entry, on the active branch. A model that is no
 // longer configured leaves the usual choice, def.
-func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript, def provider.Route) provider.Route {
+func (a *app) sessionRoute(l *resources.Loaded, r *runFlags, tr *session.Transcript, def provider.Route) provider.Route {
 	if r.model != "" || r.provider != "" {
 		return def
 	}
@@ -225,7 +227,7 @@ func (a *app) sessionRoute(agentDir string, r *runFlags, tr *session.Transcript,
 	if rr.model == "" && rr.thinking == "" {
 		return def
 	}
-	if route, err := a.route(agentDir, &rr); err == nil {
+	if route, err := a.route(l, &rr); err == nil {
 		return route
 	}
 	return def

@@ -42,7 +42,8 @@ func (a *app) prepareWorld(ctx context.Context, c *common) (*prepared, error) {
 		return nil, err
 	}
 	ext.diags = append(ext.diags, addExtensionTools(reg, ext.exts, l.Cwd)...)
-	selected, err := selectTools(reg, c)
+	selected, tdiags, err := selectTools(reg, c, l.Values)
+	ext.diags = append(ext.diags, tdiags...)
 	if err != nil {
 		ext.close(ctx)
 		return nil, err

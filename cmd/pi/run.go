@@ -16,6 +16,7 @@ import (
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/termtext"
 	"github.com/spf13/pflag"
@@ -316,8 +317,8 @@ var errAborted = errors.New("aborted")
 // established harness does (exact, then fuzzy, ":level" suffixes). A dry
 // run without any configured model uses a stand-in OpenAI-shaped route so
 // the body can still be shown.
-func (a *app) route(agentDir string, r *runFlags) (provider.Route, error) {
-	models, err := provider.LoadModels(filepath.Join(agentDir, "models.json"), a.getenv)
+func (a *app) route(l *resources.Loaded, r *runFlags) (provider.Route, error) {
+	models, err := provider.LoadModels(filepath.Join(l.AgentDir, "models.json"), a.getenv)
 	if err != nil {
 		return provider.Route{}, err
 	}
@@ -328,7 +329,9 @@ func (a *app) route(agentDir string, r *runFlags) (provider.Route, error) {
 			model = scope[0]
 		}
 	}
-	sel, err := models.Select(provider.Selection{Provider: r.provider, Model: model, Thinking: r.thinking, APIKey: r.apiKey})
+	s := modelSettings(l.Values)
+	s.Provider, s.Model, s.Thinking, s.APIKey = r.provider, model, r.thinking, r.apiKey
+	sel, err := models.Select(s)
 	if err == nil {
 		if sel.Warning != "" {
 			fmt.Fprintf(a.stderr, "pi: %s\n", esc(sel.Warning))

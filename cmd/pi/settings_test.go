@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/internal/scripted"
 )
 
 // A misspelt key is reported with its file, line and the nearest known key,
@@ -63,5 +68,113 @@ func TestSettingsUnknownKeysAreReported(t *testing.T) {
 	_, errs, _ = c.run("-p", "hi", "--cwd", proj, "--no-session", "--verbose")
 	if !strings.Contains(errs, "treeFilterMode has no effect") {
 		t.Errorf("--verbose: stderr:\n%s", errs)
+	}
+}
+
+// settingsRun is a -p run against a scripted model with the given
+// settings.json and models.json (URL is replaced by the model's address);
+// it returns the request bodies.
+func settingsRun(t *testing.T, c *cli, settingsJSON, modelsJSON string, replies []scripted.Reply, args ...string) ([]map[string]any, string) {
+	t.Helper()
+	s := &scripted.Server{Replies: replies}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{
+		"settings.json": settingsJSON,
+		"models.json":   strings.ReplaceAll(modelsJSON, "URL", srv.URL+"/v1"),
+	})
+	_, errs, code := c.run(append([]string{"-p", "--no-session"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var out []map[string]any
+	for _, raw := range s.Requests() {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out, errs
+}
+
+func toolNames(req map[string]any) string {
+	var names []string
+	tools, _ := req["tools"].([]any)
+	for _, t := range tools {
+		names = append(names, t.(map[string]any)["function"].(map[string]any)["name"].(string))
+	}
+	return strings.Join(names, ",")
+}
+
+// lastToolResult is the text of the last tool message of a request.
+func lastToolResult(req map[string]any) string {
+	msgs := req["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i].(map[string]any)
+		if m["role"] == "tool" {
+			b, _ := json.Marshal(m["content"])
+			return string(b)
+		}
+	}
+	return ""
+}
+
+// A dozen keys at once, each seen in the requests or the tool output.
+func TestSettingsTakeEffect(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	shell := filepath.Join(c.home, "mysh")
+	writeFiles(t, c.home, map[string]string{"mysh": "#!/bin/sh\necho via-mysh\nexec bash \"$@\"\n"})
+	if err := os.Chmod(shell, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	models := `{"providers":{
+  "first":{"baseUrl":"URL","api":"openai-completions","apiKey":"k","models":[{"id":"m-a"}]},
+  "second":{"baseUrl":"URL","api":"openai-completions","apiKey":"k","models":[{"id":"m-b","reasoning":true},{"id":"m-c","reasoning":true}]}}}`
+	reqs, _ := settingsRun(t, c, `{
+  "defaultProvider": "second",
+  "defaultModel": "m-b",
+  "defaultThinkingLevel": "low",
+  "modelThinkingLevels": {"second/m-c": "high"},
+  "defaultTools": ["-edit", "+grep"],
+  "shellPath": "~/mysh",
+  "shellCommandPrefix": "export FOO=bar"
+}`, models, []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "b1", Name: "bash", Args: json.RawMessage(`{"command":"echo FOO=$FOO"}`)}}},
+		{Text: "done"},
+	}, "--cwd", proj, "hi")
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	r := reqs[0]
+	if r["model"] != "m-b" {
+		t.Errorf("defaultProvider/defaultModel: model %v", r["model"])
+	}
+	if r["reasoning_effort"] != "low" {
+		t.Errorf("defaultThinkingLevel: reasoning_effort %v", r["reasoning_effort"])
+	}
+	if got := toolNames(r); got != "read,bash,write,grep" {
+		t.Errorf("defaultTools: tools %s", got)
+	}
+	out := lastToolResult(reqs[1])
+	if !strings.Contains(out, "FOO=bar") {
+		t.Errorf("shellCommandPrefix: tool output %s", out)
+	}
+	if !strings.Contains(out, "via-mysh") {
+		t.Errorf("shellPath: tool output %s", out)
+	}
+
+	// modelThinkingLevels wins over defaultThinkingLevel for its model;
+	// --tools with a plain name replaces defaultTools.
+	reqs, _ = settingsRun(t, c, `{"defaultThinkingLevel":"low","modelThinkingLevels":{"second/m-c":"high"},"defaultTools":["-edit"]}`, models,
+		[]scripted.Reply{{Text: "ok"}}, "--cwd", proj, "--model", "second/m-c", "-t", "read", "hi")
+	if reqs[0]["reasoning_effort"] != "high" || toolNames(reqs[0]) != "read" {
+		t.Errorf("modelThinkingLevels/--tools: %v %s", reqs[0]["reasoning_effort"], toolNames(reqs[0]))
+	}
+	// Without the settings: the first model, medium, the four default tools.
+	reqs, _ = settingsRun(t, c, `{}`, models, []scripted.Reply{{Text: "ok"}}, "--cwd", proj, "hi")
+	if reqs[0]["model"] != "m-a" || toolNames(reqs[0]) != "read,bash,edit,write" {
+		t.Errorf("defaults: %v %s", reqs[0]["model"], toolNames(reqs[0]))
 	}
 }

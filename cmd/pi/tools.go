@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"github.com/piwasm/pi/core/settings"
 	"path/filepath"
+	"strings"
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/diag"
@@ -37,16 +40,35 @@ func catalog(r *tool.Registry) []prompt.Tool {
 	return out
 }
 
-// selectTools applies the flags' selection to a registry.
-func selectTools(r *tool.Registry, c *common) ([]string, error) {
-	names, err := r.Select(c.selection(), prompt.DefaultTools())
+// selectTools applies the flags' selection to a registry, over the
+// default tools of the settings (defaultTools) or the built-in defaults.
+// A defaultTools entry naming a tool that is not registered is reported
+// and skipped.
+func selectTools(r *tool.Registry, c *common, v *settings.Settings) ([]string, []diag.Diagnostic, error) {
+	defaults := prompt.DefaultTools()
+	var diags []diag.Diagnostic
+	if d, set := v.DefaultTools(); set {
+		defaults = d
+		for _, val := range v.Layers("defaultTools") {
+			var names []string
+			_ = json.Unmarshal(val.Raw, &names)
+			for _, n := range names {
+				n = strings.TrimLeft(n, "+-")
+				if _, ok := r.Get(n); !ok && n != "" {
+					diags = append(diags, diag.Diagnostic{Kind: settings.KindInvalid, Path: val.File, Line: val.Line,
+						Message: fmt.Sprintf("defaultTools: pi has no tool %q (tools: %s); it is left out", n, strings.Join(r.Names(), ", "))})
+				}
+			}
+		}
+	}
+	names, err := r.Select(c.selection(), defaults)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, diags, usagef("%v", err)
 	}
 	if names == nil {
 		names = []string{}
 	}
-	return names, nil
+	return names, diags, nil
 }
 
 // addExtensionTools registers the tools the loaded extensions declare, in

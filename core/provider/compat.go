@@ -246,9 +246,17 @@ func samplingFor(api string, mc ModelConfig, level string) map[string]json.RawMe
 	return mergeRaw(mc.SamplingParams, mc.SamplingByLevel[level])
 }
 
-// thinkingBudgets are the token budgets of the budget-based thinking
-// levels (xhigh and max count as high).
-func thinkingBudget(level string) int {
+// thinkingBudget is the token budget of a budget-based thinking level
+// (xhigh and max count as high): the route's own (settings thinkingBudgets)
+// over the built-in ones.
+func (r Route) thinkingBudget(level string) int {
+	key := level
+	if key == "xhigh" || key == "max" {
+		key = "high"
+	}
+	if n, ok := r.ThinkingBudgets[key]; ok && level != "" {
+		return n
+	}
 	switch level {
 	case "minimal":
 		return 1024

@@ -406,7 +406,7 @@ func openAIThinking(r Route, o *object) error {
 				}
 			}
 		}
-		if budget := min(thinkingBudget(r.Thinking), max(0, ceiling-minAnswerTokens)); budget > 0 {
+		if budget := min(r.thinkingBudget(r.Thinking), max(0, ceiling-minAnswerTokens)); budget > 0 {
 			o.set(c.ThinkingBudgetField, json.RawMessage(strconv.Itoa(budget)))
 		}
 	}
@@ -444,7 +444,7 @@ func applyAnthropicThinking(r Route, req Request, o *object) {
 		o.set("output_config", json.RawMessage(`{"effort":`+string(b)+`}`))
 		return
 	}
-	budget := thinkingBudget(r.Thinking)
+	budget := r.thinkingBudget(r.Thinking)
 	modelMax := r.MaxTokens
 	if modelMax <= 0 {
 		modelMax = DefaultMaxTokens

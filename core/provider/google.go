@@ -135,7 +135,7 @@ func buildGoogleBody(r Route, req Request) ([]byte, error) {
 				}
 				gen = append(gen, kv{"thinkingConfig", orderedItem{{"includeThoughts", true}, {"thinkingLevel", strings.ToUpper(level)}}})
 			} else {
-				gen = append(gen, kv{"thinkingConfig", orderedItem{{"includeThoughts", true}, {"thinkingBudget", thinkingBudget(r.Thinking)}}})
+				gen = append(gen, kv{"thinkingConfig", orderedItem{{"includeThoughts", true}, {"thinkingBudget", r.thinkingBudget(r.Thinking)}}})
 			}
 		}
 	}

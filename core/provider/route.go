@@ -72,10 +72,13 @@ type Route struct {
 	MaxTokens      int
 	MaxTokensField string
 
-	Compat           *Compat
-	Reasoning        bool
-	Thinking         string
-	ThinkingLevels   map[string]*string
+	Compat         *Compat
+	Reasoning      bool
+	Thinking       string
+	ThinkingLevels map[string]*string
+	// ThinkingBudgets replaces the built-in token budgets of the levels
+	// minimal, low, medium and high (settings thinkingBudgets).
+	ThinkingBudgets  map[string]int
 	SamplingParams   map[string]json.RawMessage
 	KeyProblem       string
 	BearerFromConfig bool

@@ -23,6 +23,18 @@ type Selection struct {
 	// Exact turns off fuzzy matching and ":level" suffixes: Model must be
 	// "provider/id" or an id.
 	Exact bool
+
+	// The settings' choices (defaultProvider, defaultModel): the model
+	// when Model is empty, if both are set, the model exists and its
+	// provider has a key, as the established harness decides.
+	DefaultProvider, DefaultModel string
+	// DefaultThinking (defaultThinkingLevel) and ModelThinking
+	// (modelThinkingLevels, by "provider/id") give the level when neither
+	// Thinking nor a ":level" suffix does: the model's own entry first.
+	DefaultThinking string
+	ModelThinking   map[string]string
+	// ThinkingBudgets (settings thinkingBudgets) goes to the route.
+	ThinkingBudgets map[string]int
 }
 
 // Selected is the outcome of [Models.Select]. Warning, when set, is for the
@@ -77,6 +89,14 @@ func (m *Models) Select(s Selection) (Selected, error) {
 	if text == "" {
 		if s.Provider != "" {
 			return Selected{}, errors.New("--provider needs --model")
+		}
+		if s.DefaultProvider != "" && s.DefaultModel != "" {
+			d := s
+			d.Model, d.Exact = s.DefaultProvider+"/"+s.DefaultModel, true
+			d.DefaultProvider, d.DefaultModel = "", ""
+			if sel, err := m.Select(d); err == nil && m.hasKey(sel.Route.Provider) {
+				return sel, nil
+			}
 		}
 		for _, p := range m.Providers {
 			if len(p.Models) > 0 {
@@ -166,11 +186,12 @@ func (m *Models) splitKnownProvider(text string) (string, string, bool) {
 }
 
 func (m *Models) finish(s Selection, c candidate, level, warning string) (Selected, error) {
-	lvl := firstNonEmpty(s.Thinking, level, defaultThinkingLevel)
+	lvl := firstNonEmpty(s.Thinking, level, s.ModelThinking[c.provider.Name+"/"+c.model.ID], s.DefaultThinking, defaultThinkingLevel)
 	r, err := m.route(c.provider, c.model, lvl, s.APIKey)
 	if err != nil {
 		return Selected{}, err
 	}
+	r.ThinkingBudgets = s.ThinkingBudgets
 	return Selected{Route: r, Warning: warning}, nil
 }
 

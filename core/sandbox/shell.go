@@ -45,6 +45,9 @@ func (p *Policy) spec() spec {
 type Shell struct {
 	Policy *Policy
 	Exe    string
+	// Bash is the shell to run (settings shellPath); empty means bash on
+	// PATH.
+	Bash string
 }
 
 // Command returns the command that runs script with bash in dir with env
@@ -53,9 +56,12 @@ type Shell struct {
 // everything the script starts, including processes left in the
 // background, stays confined. The caller sets pipes and process options.
 func (s Shell) Command(_ context.Context, script, dir string, env []string) (*exec.Cmd, error) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		return nil, errors.New("bash is not installed or not on PATH")
+	bash := s.Bash
+	if bash == "" {
+		var err error
+		if bash, err = exec.LookPath("bash"); err != nil {
+			return nil, errors.New("bash is not installed or not on PATH")
+		}
 	}
 	// exec.Command, not CommandContext: the bash tool kills the whole
 	// process group on cancellation, which killing the helper alone would

@@ -19,7 +19,8 @@ func (p *Policy) Guard() func(op builtin.Access, resolved string) error {
 }
 
 // Apply returns env with p's Guard (after any Guard env already has) and
-// a [Shell] that starts bash through exe, the pi executable.
+// a [Shell] that starts bash through exe, the pi executable (the bash of
+// env's [builtin.BashShell], when it names one).
 func (p *Policy) Apply(env builtin.Env, exe string) builtin.Env {
 	g := p.Guard()
 	if prev := env.Guard; prev != nil {
@@ -32,7 +33,12 @@ func (p *Policy) Apply(env builtin.Env, exe string) builtin.Env {
 	} else {
 		env.Guard = g
 	}
-	env.Shell = Shell{Policy: p, Exe: exe}
+	sh := Shell{Policy: p, Exe: exe}
+	if b, ok := env.Shell.(builtin.BashShell); ok {
+		// The user's choice of shell (settings shellPath) stays.
+		sh.Bash = b.Path
+	}
+	env.Shell = sh
 	return env
 }
 

@@ -1,5 +1,11 @@
 package settings
 
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
 // thinkingLevels are the levels defaultThinkingLevel and
 // modelThinkingLevels take.
 var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
@@ -21,14 +27,14 @@ func peerKeys() []Key {
 		{Name: "deviceId", Kind: String, Status: Internal},
 
 		// Model and thinking.
-		{Name: "defaultProvider", Kind: String, Note: "the provider of the model at start-up"},
-		{Name: "defaultModel", Kind: String, Note: "the model id at start-up"},
-		{Name: "defaultThinkingLevel", Kind: String, Enum: thinkingLevels, Default: `"medium"`},
-		{Name: "modelThinkingLevels", Kind: Object, Note: "start-up thinking level per provider/modelId"},
-		{Name: "thinkingBudgets.minimal", Kind: Int},
-		{Name: "thinkingBudgets.low", Kind: Int},
-		{Name: "thinkingBudgets.medium", Kind: Int},
-		{Name: "thinkingBudgets.high", Kind: Int},
+		{Name: "defaultProvider", Kind: String, Status: Applied},
+		{Name: "defaultModel", Kind: String, Status: Applied},
+		{Name: "defaultThinkingLevel", Kind: String, Enum: thinkingLevels, Default: `"medium"`, Status: Applied},
+		{Name: "modelThinkingLevels", Kind: Object, Status: Applied, Check: checkLevels},
+		{Name: "thinkingBudgets.minimal", Kind: Int, Status: Applied},
+		{Name: "thinkingBudgets.low", Kind: Int, Status: Applied},
+		{Name: "thinkingBudgets.medium", Kind: Int, Status: Applied},
+		{Name: "thinkingBudgets.high", Kind: Int, Status: Applied},
 		{Name: "enabledModels", Kind: Strings, Status: Applied},
 		{Name: "hideThinkingBlock", Kind: Bool, Default: "false", Status: Applied},
 		{Name: "showCacheMissNotices", Kind: Bool, Default: "false", Note: "pi shows no cache notices"},
@@ -45,7 +51,7 @@ func peerKeys() []Key {
 		{Name: "defaultProjectTrust", Kind: Any, Default: `"ask"`, Scope: GlobalOnly, Status: Applied},
 
 		// Tools.
-		{Name: "defaultTools", Kind: Strings, Default: `["read","bash","edit","write"]`},
+		{Name: "defaultTools", Kind: Strings, Default: `["read","bash","edit","write"]`, Status: Applied},
 		{Name: "codemode.mode", Kind: String, Enum: []string{"on", "only"}, Default: `"on"`, Status: NotApplicable, Note: "pi has no codemode tool"},
 		{Name: "codemode.inlineBudget", Kind: Int, Default: "3000", Status: NotApplicable, Note: "pi has no codemode tool"},
 
@@ -99,8 +105,8 @@ func peerKeys() []Key {
 		{Name: "retry.provider.maxRetryDelayMs", Kind: Int, Default: "60000"},
 
 		// Shell.
-		{Name: "shellPath", Kind: String},
-		{Name: "shellCommandPrefix", Kind: String},
+		{Name: "shellPath", Kind: String, Status: Applied},
+		{Name: "shellCommandPrefix", Kind: String, Status: Applied},
 		{Name: "npmCommand", Kind: Strings, Status: NotApplicable, Note: noPackages},
 		{Name: "selfUpdateCommand", Kind: Strings, Scope: GlobalOnly, Status: NotApplicable, Note: "pi does not update itself"},
 
@@ -118,4 +124,19 @@ func peerKeys() []Key {
 		{Name: "enableAnalytics", Kind: Bool, Default: "false", Status: NotApplicable, Note: "pi sends no analytics"},
 		{Name: "warnings.anthropicExtraUsage", Kind: Bool, Default: "true", Status: NotApplicable, Note: "pi has no subscription sign-in"},
 	}
+}
+
+// checkLevels checks modelThinkingLevels: "provider/modelId" to a level.
+func checkLevels(raw json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return err
+	}
+	for name, v := range m {
+		var level string
+		if json.Unmarshal(v, &level) != nil || !slices.Contains(thinkingLevels, level) {
+			return fmt.Errorf("must map provider/modelId to one of %s (%q does not)", quoteList(thinkingLevels), name)
+		}
+	}
+	return nil
 }

@@ -31,6 +31,9 @@ func (e Env) runBash(ctx context.Context, call tool.Call, update tool.Update) (t
 		return tool.ErrorResult("The working directory %s does not exist; no command can run there.", e.Cwd), nil
 	}
 	env := append(os.Environ(), e.Env...)
+	if e.CommandPrefix != "" {
+		script = e.CommandPrefix + "\n" + script
+	}
 	cmd, err := e.Shell.Command(ctx, script, e.Cwd, env)
 	if err != nil {
 		return tool.ErrorResult("Cannot start bash: %v", err), nil

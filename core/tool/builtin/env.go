@@ -114,6 +114,9 @@ type Env struct {
 	Locks *tool.Locks
 	// Home is what `~` expands to; empty means the user's home directory.
 	Home string
+	// CommandPrefix is put before every bash script on a line of its own
+	// (settings shellCommandPrefix, e.g. "shopt -s expand_aliases").
+	CommandPrefix string
 }
 
 // withDefaults fills in the nil members.
