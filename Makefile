@@ -6,7 +6,7 @@ PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: all build plugins test run bench lint fuzz clean interop interop-trust
+.PHONY: all build plugins test run bench lint fuzz clean interop interop-trust mcp-servers
 
 all: build plugins
 
@@ -23,8 +23,13 @@ plugins:
 	@for d in $(ASPLUGINS); do echo "wasm  $$d/$$(basename $$d).wasm (AssemblyScript)"; done
 	@scripts/build-as.sh $(ASPLUGINS)
 
-test: build plugins
+test: build plugins mcp-servers
 	$(GO) test -timeout 30m ./...
+
+# The MCP project's reference servers (npm), which the MCP tests run, into
+# .cache/mcp-servers; without npm the tests that need them skip.
+mcp-servers:
+	@scripts/mcp-servers.sh .cache/mcp-servers
 
 # Trust decisions written by pi and by the TypeScript pi (when installed,
 # as bench/ installs it) are honoured by the other, on one agent directory.

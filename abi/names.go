@@ -55,6 +55,30 @@ func ValidToolName(name string) error {
 	return nil
 }
 
+// MCPToolPrefix starts the name of every tool pi takes from an MCP server.
+// It is the established harness's namespace: such names are reserved for
+// the MCP client, and only they follow [ValidMCPToolName].
+const MCPToolPrefix = "mcp__"
+
+// ValidMCPToolName reports whether name may name a tool of an MCP server:
+// "mcp__" and then letters of either case, digits and '_', at most 64 bytes.
+// Servers name tools in camelCase, and the established harness keeps the
+// case when it builds mcp__<server>__<tool> (mapping every other character
+// to '_'), so these names keep it too; every other tool follows
+// [ValidToolName]. With pattern set, '*' is allowed as well (a permission
+// rule such as mcp__github__*).
+func ValidMCPToolName(name string, pattern bool) error {
+	ok := len(name) > len(MCPToolPrefix) && len(name) <= maxToolName && name[:len(MCPToolPrefix)] == MCPToolPrefix
+	for i := len(MCPToolPrefix); ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || pattern && c == '*'
+	}
+	if !ok {
+		return fmt.Errorf("MCP tool name %q must match ^mcp__[A-Za-z0-9_]+$ (at most %d characters)", name, maxToolName)
+	}
+	return nil
+}
+
 // isName is ^[a-z][a-z0-9_]*$ (with '-' too when dash is set) without the
 // regexp machinery: interpolation runs it once per reference.
 func isName(s string, dash bool) bool {

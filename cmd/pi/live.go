@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/mcp"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
@@ -26,6 +27,7 @@ type liveSession struct {
 	world  *prepared
 	replay *session.Replay
 	gate   *session.Gate
+	mcp    *mcp.Manager // nil: no MCP servers
 	close  func()
 }
 
@@ -179,6 +181,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if replay != nil {
 		runner.Model = replay.Stream
 	}
+	mcpm := a.startMCP(w, r, c, policy, exe, reg, runner, &closers)
 	rt = runtime.New(ctx, runner)
 	// A retried request ends with auto_retry_end after its assistant
 	// message, as the established harness reports it: success, or the
@@ -203,7 +206,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		rt.Publish(agent.Event{Type: agent.AutoRetryStart, Attempt: attempt, MaxAttempts: max, DelayMs: delay.Milliseconds(), ErrorMessage: err.Error()})
 	}
 	ok = true
-	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, close: closeAll}, nil
+	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: closeAll}, nil
 }
 
 // sessionRoute is the route for a continued session (-c, -r, --session):

@@ -46,6 +46,7 @@ type runFlags struct {
 	sandbox     sandboxFlags
 	fullscreen  bool
 	models      string
+	noMCP       bool
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -69,6 +70,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.timeout, "timeout", 30*time.Minute, "give up on the whole run after this long")
 	fs.BoolVar(&r.fullscreen, "fullscreen", false, "draw the interactive session in the whole window instead of the terminal's scrollback")
 	fs.BoolVar(&r.transcript, "transcript", false, "in text mode, show the run as it happens on stdout: messages, tool calls and the start of their results")
+	fs.BoolVar(&r.noMCP, "no-mcp", false, "connect no MCP servers (mcp.json) in this run")
 	fs.BoolVar(&r.piEvents, "pi-events", false, "in JSON mode, also emit pi's own records (the prompt with its sources, the input funnel, replay mismatches)")
 }
 

@@ -48,6 +48,11 @@ type Runner struct {
 	MaxParallel int
 	// Now stamps messages; nil means time.Now.
 	Now func() time.Time
+	// Refresh, when set, gives the prompt options for a turn about to be
+	// prepared, from the base Options: tools that come and go during a
+	// session (an MCP server's) join the selection and catalog here. It
+	// may wait, bounded, for them.
+	Refresh func(ctx context.Context, o prompt.Options) prompt.Options
 }
 
 // ModelFunc answers a request in place of a provider: the replay provider
@@ -114,7 +119,11 @@ func (r *Runner) TurnFunneled(ctx context.Context, in Funneled, images []prompt.
 	if !in.Send {
 		return t, nil
 	}
-	p, err := Prepare(ctx, r.Dispatcher, r.Options, in.Text)
+	opts := r.Options
+	if r.Refresh != nil {
+		opts = r.Refresh(ctx, opts)
+	}
+	p, err := Prepare(ctx, r.Dispatcher, opts, in.Text)
 	if err != nil {
 		return nil, err
 	}

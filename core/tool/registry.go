@@ -23,11 +23,19 @@ func NewRegistry() *Registry {
 	return &Registry{tools: map[string]Tool{}}
 }
 
-// Add registers t. A name abi.ValidToolName refuses, a tool without Run, or a
-// name already taken is refused; the duplicate error names both sources.
+// Add registers t. A name abi.ValidToolName refuses (abi.ValidMCPToolName
+// for the tools of an MCP server, whose Source starts with SourceMCP), a
+// tool without Run, or a name already taken is refused; the duplicate
+// error names both sources. The mcp__ names are the MCP client's alone.
 func (r *Registry) Add(t Tool) error {
-	if err := abi.ValidToolName(t.Name); err != nil {
+	if strings.HasPrefix(t.Source, SourceMCP) {
+		if err := abi.ValidMCPToolName(t.Name, false); err != nil {
+			return fmt.Errorf("%w (from %s)", err, sourceOf(t))
+		}
+	} else if err := abi.ValidToolName(t.Name); err != nil {
 		return fmt.Errorf("%w (from %s)", err, sourceOf(t))
+	} else if strings.HasPrefix(t.Name, abi.MCPToolPrefix) {
+		return fmt.Errorf("tool %q (from %s): names starting with %s are reserved for MCP servers", t.Name, sourceOf(t), abi.MCPToolPrefix)
 	}
 	if t.Run == nil {
 		return fmt.Errorf("tool %q (from %s) has no run function", t.Name, sourceOf(t))
@@ -106,7 +114,8 @@ func (r *Registry) Select(s Selection, defaults []string) ([]string, error) {
 
 	var unknown []string
 	check := func(e string) {
-		if strings.Contains(e, "*") {
+		// An MCP tool may be named before its server has connected.
+		if strings.Contains(e, "*") || strings.HasPrefix(e, abi.MCPToolPrefix) {
 			return
 		}
 		if !known[e] {
@@ -156,10 +165,18 @@ func (r *Registry) Select(s Selection, defaults []string) ([]string, error) {
 			active[e[1:]] = e[0] == '+'
 		}
 	case len(s.Tools) > 0:
+		// As in the established harness, an allowlist filters MCP tools
+		// only once one of its entries starts with mcp__.
 		allow := matcher(s.Tools)
-		for _, n := range names {
-			active[n] = allow(n)
+		filtersMCP := false
+		for _, e := range s.Tools {
+			filtersMCP = filtersMCP || strings.HasPrefix(e, abi.MCPToolPrefix)
 		}
+		r.mu.RLock()
+		for _, n := range names {
+			active[n] = allow(n) || !filtersMCP && strings.HasPrefix(r.tools[n].Source, SourceMCP)
+		}
+		r.mu.RUnlock()
 	default:
 		for _, b := range base {
 			active[b] = true

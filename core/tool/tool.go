@@ -88,7 +88,7 @@ type Tool struct {
 	Guidelines []string
 	Mode       Mode
 	Hints      Hints
-	// Source is "builtin" or "extension:<name>".
+	// Source is "builtin", "extension:<name>" or "mcp:<server>".
 	Source string
 	// Fold, when set, rewrites legacy argument shapes before validation.
 	Fold func(raw map[string]any) map[string]any
@@ -97,3 +97,6 @@ type Tool struct {
 
 // SourceBuiltin is the Source of pi's own tools.
 const SourceBuiltin = "builtin"
+
+// SourceMCP starts the Source of an MCP server's tools: "mcp:<server>".
+const SourceMCP = "mcp:"

@@ -1,0 +1,27 @@
+//go:build unix
+
+package mcp
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+func newProcessGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}
+
+// killGroup sends SIGTERM (or SIGKILL) to the process group the server leads.
+func killGroup(cmd *exec.Cmd, hard bool) {
+	if cmd.Process == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if hard {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env sh
+# Installs the MCP reference servers the tests run (published on the npm
+# registry, written by the MCP project, not here) into a git-ignored cache.
+# Pinned versions, so a test run does not change under us; a second run
+# with everything in place does nothing. Without npm it says so and exits 0:
+# the tests that need the servers then skip with that message.
+set -eu
+dir=${1:-.cache/mcp-servers}
+everything=2026.8.31
+filesystem=2026.8.31
+stamp="$dir/.installed-$everything-$filesystem"
+if [ -f "$stamp" ]; then exit 0; fi
+if ! command -v npm >/dev/null 2>&1; then
+	echo "mcp-servers: npm is not installed; the tests against the MCP reference servers will skip" >&2
+	exit 0
+fi
+mkdir -p "$dir"
+cd "$dir"
+[ -f package.json ] || echo '{"private":true}' > package.json
+npm install --no-audit --no-fund --loglevel=error \
+	"@modelcontextprotocol/server-everything@$everything" \
+	"@modelcontextprotocol/server-filesystem@$filesystem"
+touch "$(basename "$stamp")"
