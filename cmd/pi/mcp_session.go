@@ -14,6 +14,7 @@ import (
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/sandbox"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/settings"
 	"github.com/piwasm/pi/core/tool"
 )
 
@@ -82,7 +83,7 @@ func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe str
 // waits (bounded) for the servers whose tools can be declared, then adds
 // the live MCP tools the command line's selection keeps to the prompt's
 // tools and catalog.
-func (a *app) mcpRefresh(m *mcp.Manager, reg *tool.Registry, c *common, warn func(string)) func(ctx context.Context, o prompt.Options) prompt.Options {
+func (a *app) mcpRefresh(m *mcp.Manager, reg *tool.Registry, c *common, v *settings.Settings, warn func(string)) func(ctx context.Context, o prompt.Options) prompt.Options {
 	return func(ctx context.Context, o prompt.Options) prompt.Options {
 		m.Wait(ctx, mcp.StartWait)
 		for _, st := range m.NewProblems() {
@@ -95,7 +96,7 @@ func (a *app) mcpRefresh(m *mcp.Manager, reg *tool.Registry, c *common, warn fun
 		if len(m.Tools()) == 0 {
 			return o
 		}
-		selected, err := selectTools(reg, c)
+		selected, _, err := selectTools(reg, c, v)
 		if err != nil {
 			return o
 		}
@@ -134,6 +135,6 @@ func (a *app) startMCP(w *prepared, r *runFlags, c *common, policy *sandbox.Poli
 	}
 	*closers = append(*closers, closeMCP)
 	m.Start()
-	runner.Refresh = a.mcpRefresh(m, reg, c, warn)
+	runner.Refresh = a.mcpRefresh(m, reg, c, w.loaded.Values, warn)
 	return m
 }
