@@ -321,10 +321,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 				}
 			}
 		}
-		text := strings.TrimSpace(m.editor.Value())
+		raw := m.editor.Value()
+		text := strings.TrimSpace(raw)
 		if text == "" {
 			return nil
 		}
+		// A leading space says "this is text": no command, no !shell.
+		asText := strings.HasPrefix(raw, " ")
 		m.editor.Reset()
 		m.menu = nil
 		m.resizeEditor()
@@ -333,6 +336,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		b := runtime.Steer
 		if s == "alt+enter" {
 			b = runtime.FollowUp
+		}
+		if asText {
+			return m.submit(text, nil, b)
 		}
 		return m.line(text, b)
 	}

@@ -22,6 +22,7 @@ func TestUnknownSlashCommandIsNotSent(t *testing.T) {
 		{"/zzzzzzzzzz", "unknown command /zzzzzzzzzz", false},
 		{"/usr/bin/env is missing", "", true}, // a path, not a command
 		{"/fixit the parser", "", true},       // a template goes to the runtime
+		{" /reloda as text", "", true},        // a leading space sends it as text
 	}
 	for _, c := range cases {
 		m := New(Host{Runtime: rt, Cwd: dir, FullScreen: true})
