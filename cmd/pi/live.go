@@ -173,7 +173,10 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 			// be switched between runs).
 			return rt.Transcript().Append(session.Entry{Type: session.TypeDecision, Decision: &d})
 		}}
-	client := &provider.Client{Version: version}
+	client, err := a.modelClient(w.loaded.Values)
+	if err != nil {
+		return nil, err
+	}
 	runner := &session.Runner{
 		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
 		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,

@@ -163,6 +163,8 @@ func TestJSONModeRetryEndsWithAutoRetryEnd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCLI(t)
 			scriptedModel(t, c, "openai-completions", tc.replies)
+			// Short waits (the default first wait is 2 s).
+			writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"retry":{"baseDelayMs":10}}`})
 			out, errs, code := c.run("--mode", "json", "--cwd", t.TempDir(), "hi")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstderr: %s", code, tc.code, errs)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -176,5 +177,46 @@ func TestSettingsTakeEffect(t *testing.T) {
 	reqs, _ = settingsRun(t, c, `{}`, models, []scripted.Reply{{Text: "ok"}}, "--cwd", proj, "hi")
 	if reqs[0]["model"] != "m-a" || toolNames(reqs[0]) != "read,bash,edit,write" {
 		t.Errorf("defaults: %v %s", reqs[0]["model"], toolNames(reqs[0]))
+	}
+}
+
+// retry.* set the number of retries and their exact waits; retry.enabled
+// false turns them off; httpIdleTimeoutMs ends a stream that stalls.
+func TestSettingsRetryAndIdleTimeout(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	delays := func(settingsJSON string, replies []scripted.Reply) ([]float64, int, string) {
+		s := &scripted.Server{Replies: replies}
+		srv := httptest.NewServer(s)
+		t.Cleanup(srv.Close)
+		writeFiles(t, c.agentDir, map[string]string{
+			"settings.json": settingsJSON,
+			"models.json":   `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"}]}}}`,
+		})
+		out, errs, code := c.run("--mode", "json", "--no-session", "--cwd", proj, "hi")
+		var d []float64
+		for _, ev := range jsonEvents(t, out) {
+			if ev["type"] == "auto_retry_start" {
+				d = append(d, ev["delayMs"].(float64))
+			}
+		}
+		return d, code, errs
+	}
+	fail := scripted.Reply{Status: 503}
+	d, code, errs := delays(`{"retry":{"baseDelayMs":20,"maxAgentDelayMs":50,"maxRetries":3}}`, []scripted.Reply{fail, fail, fail, {Text: "ok"}})
+	if code != 0 || fmt.Sprint(d) != "[20 40 50]" {
+		t.Errorf("retry waits %v (exit %d: %s), want [20 40 50]", d, code, errs)
+	}
+	d, code, _ = delays(`{"retry":{"baseDelayMs":20,"maxRetries":1}}`, []scripted.Reply{fail, fail, {Text: "ok"}})
+	if code != 1 || fmt.Sprint(d) != "[20]" {
+		t.Errorf("retry.maxRetries 1: waits %v, exit %d", d, code)
+	}
+	d, code, _ = delays(`{"retry":{"enabled":false,"baseDelayMs":20}}`, []scripted.Reply{fail, {Text: "ok"}})
+	if code != 1 || len(d) != 0 {
+		t.Errorf("retry.enabled false: waits %v, exit %d", d, code)
+	}
+	_, code, errs = delays(`{"httpIdleTimeoutMs":150,"retry":{"enabled":false}}`, []scripted.Reply{{Text: "a slow reply", DelayMs: 5000}})
+	if code != 1 || !strings.Contains(errs, "no data from the server for 150ms") {
+		t.Errorf("httpIdleTimeoutMs: exit %d, stderr %s", code, errs)
 	}
 }

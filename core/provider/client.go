@@ -98,6 +98,27 @@ type Client struct {
 	Version string
 	Retry   RetryPolicy
 	OnRetry func(attempt, maxAttempts int, delay time.Duration, err error)
+	// IdleTimeout, when positive, ends an attempt that waits that long
+	// for the response headers or for the next bytes of the body
+	// (settings httpIdleTimeoutMs); the attempt counts as a connection
+	// failure, so it is retried.
+	IdleTimeout time.Duration
+}
+
+// errIdle is the cause of an attempt ended by [Client.IdleTimeout].
+var errIdle = errors.New("idle timeout")
+
+// idleBody resets the idle timer at every read of a response body.
+type idleBody struct {
+	io.ReadCloser
+	t *time.Timer
+	d time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.t.Reset(b.d)
+	return n, err
 }
 
 // statusError is returned when the server answers with an HTTP status of 400
@@ -231,8 +252,20 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 }
 
 // once makes one HTTP attempt and feeds its stream to out.
-func (c *Client) once(ctx context.Context, route Route, target string, body *object, out *assembler) error {
+func (c *Client) once(outer context.Context, route Route, target string, body *object, out *assembler) (err error) {
 	label := route.label()
+	ctx, cancel := context.WithCancelCause(outer)
+	defer cancel(nil)
+	var idle *time.Timer
+	if c.IdleTimeout > 0 {
+		idle = time.AfterFunc(c.IdleTimeout, func() { cancel(errIdle) })
+		defer idle.Stop()
+		defer func() {
+			if err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errIdle) {
+				err = &transportError{fmt.Errorf("%s: no data from the server for %s (httpIdleTimeoutMs)", label, c.IdleTimeout)}
+			}
+		}()
+	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, body.reader())
 	if err != nil {
 		return fmt.Errorf("%s: building request: %w", label, err)
@@ -252,6 +285,10 @@ func (c *Client) once(ctx context.Context, route Route, target string, body *obj
 		return &transportError{ctxError(ctx, label, "sending request", err)}
 	}
 	defer hresp.Body.Close()
+	if idle != nil {
+		idle.Reset(c.IdleTimeout)
+		hresp.Body = &idleBody{ReadCloser: hresp.Body, t: idle, d: c.IdleTimeout}
+	}
 
 	if hresp.StatusCode >= 400 {
 		raw, rerr := io.ReadAll(io.LimitReader(hresp.Body, maxErrorBody))

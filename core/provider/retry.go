@@ -24,8 +24,9 @@ const (
 // MaxAttempts is the number of retries after the first try: 0 means
 // defaultRetries, a negative value turns retries off. The n-th retry (from
 // 0) waits BaseDelay·2ⁿ, at most MaxDelay, less up to a quarter of random
-// jitter, unless the server named a wait (Retry-After, retry-after-ms),
-// which is honoured as is; a named wait longer than MaxRetryAfter fails the
+// jitter (none with Exact, as the established harness waits), unless the
+// server named a wait (Retry-After, retry-after-ms), which is honoured as
+// is; a named wait longer than MaxRetryAfter (negative: no limit) fails the
 // request at once instead. Zero durations take the defaults. Sleep waits d
 // or until ctx ends (returning ctx's error); nil means a timer — tests
 // inject one that returns at once.
@@ -34,6 +35,7 @@ type RetryPolicy struct {
 	BaseDelay     time.Duration
 	MaxDelay      time.Duration
 	MaxRetryAfter time.Duration
+	Exact         bool
 	Sleep         func(ctx context.Context, d time.Duration) error
 }
 
@@ -50,7 +52,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.MaxDelay <= 0 {
 		p.MaxDelay = defaultRetryMax
 	}
-	if p.MaxRetryAfter <= 0 {
+	if p.MaxRetryAfter == 0 {
 		p.MaxRetryAfter = defaultMaxRetryAfter
 	}
 	if p.Sleep == nil {
@@ -63,7 +65,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 func (p RetryPolicy) delay(attempt int, err error) (time.Duration, error) {
 	var se *statusError
 	if errors.As(err, &se) && se.RetryAfter > 0 {
-		if se.RetryAfter > p.MaxRetryAfter {
+		if p.MaxRetryAfter > 0 && se.RetryAfter > p.MaxRetryAfter {
 			return 0, fmt.Errorf("%w (the server asked to retry in %s, longer than the %s pi waits)", err, se.RetryAfter.Round(time.Second), p.MaxRetryAfter)
 		}
 		return se.RetryAfter, nil
@@ -76,6 +78,9 @@ func (p RetryPolicy) delay(attempt int, err error) (time.Duration, error) {
 		}
 	}
 	d = min(d, p.MaxDelay)
+	if p.Exact {
+		return d, nil
+	}
 	return d - time.Duration(rand.Float64()*0.25*float64(d)), nil
 }
 
