@@ -106,8 +106,25 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if err != nil {
 		return nil, fmt.Errorf("find pi's own executable for the sandbox helper: %w", err)
 	}
+	// The rules are read once, here, like the sandbox policy above:
+	// nothing a tool writes during the run changes them (/reload re-reads
+	// resources, not these).
+	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
+	rules, rerrs := permission.LoadRules(w.loaded.Values.Layers("permissions"), paths)
+	for _, e := range rerrs {
+		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
+	}
+	checker := permission.NewChecker(rules)
+	// grep, find and ls leave out the entries a path rule refuses (the
+	// gate judges only the path they were given).
+	visit := func(toolName, path string) error {
+		if r, refused := checker.EntryRefused(toolName, path); refused {
+			return fmt.Errorf("refused by %s", r)
+		}
+		return nil
+	}
 	shell, prefix := a.shellSettings(w.loaded.Values)
-	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Shell: shell, CommandPrefix: prefix, Env: []string{
+	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Shell: shell, CommandPrefix: prefix, Visit: visit, Env: []string{
 		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
 		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
 	}}, exe)
@@ -130,7 +147,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	reg := tool.NewRegistry()
 	var override *sandboxOverride
 	if asker != nil && policy.Confined() {
-		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Env: env.Env, Shell: shell, CommandPrefix: prefix}
+		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Env: env.Env, Shell: shell, CommandPrefix: prefix, Visit: visit}
 		for _, t := range builtin.Tools(policy.Unconfined().Apply(base, exe)) {
 			if t.Name == "bash" {
 				override = &sandboxOverride{asker: asker, policy: policy, paths: permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}, unconfined: t.Run,
@@ -162,12 +179,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	// Clashes were reported when the world was prepared.
 	_ = addExtensionTools(reg, w.ext.exts, w.loaded.Cwd)
-	paths := permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}
-	rules, rerrs := permission.LoadRules(w.loaded.Values.Layers("permissions"), paths)
-	for _, e := range rerrs {
-		fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(e.Error()))
-	}
-	gate := &session.Gate{Checker: permission.NewChecker(rules), Paths: paths, Asker: asker, Next: session.NewExtensionHooks(w.ext.dispatcher, w.loaded.Cwd),
+	gate := &session.Gate{Checker: checker, Paths: paths, Asker: asker, Next: session.NewExtensionHooks(w.ext.dispatcher, w.loaded.Cwd),
 		Record: func(d session.Decision) error {
 			// The decision goes to the session in use now (a session can
 			// be switched between runs).

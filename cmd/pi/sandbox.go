@@ -34,7 +34,7 @@ func (a *app) buildPolicy(f sandboxFlags, values *settings.Settings, cwd string)
 	s, warns := sandbox.LoadSettings(values.Layers("sandbox"), a.home)
 	p, err := sandbox.Build(sandbox.Inputs{
 		Flags:    sandbox.Flags{Mode: f.mode, Network: f.network},
-		Settings: s, Cwd: cwd, Home: a.home, Tmp: os.TempDir(), Getenv: a.getenv,
+		Settings: s, Cwd: cwd, Home: a.home, Tmp: os.TempDir(), Getenv: a.getenv, AgentDir: a.agentDir(),
 	})
 	if err != nil && !errors.Is(err, sandbox.ErrNotEnforced) {
 		err = usagef("%v", err)

@@ -367,3 +367,22 @@ func suggestCommand(c Command) string {
 	}
 	return "bash(" + strings.Join(w[:n], " ") + ":*)"
 }
+
+// EntryRefused reports whether a deny or ask rule for tool, or for read,
+// covers path, an entry that grep, find or ls passes below the path it
+// was given (which the gate judged as a whole). Nobody can be asked about
+// each entry, so an ask rule leaves the entry out as a deny rule does:
+// with "read(~/.ssh/**)" denied, grep over ~ must not show a key's line.
+func (c *Checker) EntryRefused(tool, path string) (Rule, bool) {
+	tool = strings.ToLower(tool)
+	for _, t := range []string{tool, "read"} {
+		m := &matcher{req: Request{Tool: t, Path: path}}
+		if r, ok := m.any(c.rules.Deny); ok {
+			return r, true
+		}
+		if r, ok := m.any(c.rules.Ask); ok {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}

@@ -91,7 +91,13 @@ type skillWalker struct {
 	visited map[string]bool
 	out     []Skill
 	diags   diagnostics
+	dirs    int // directories scanned so far, bounded by maxSkillDirs
 }
+
+// maxSkillDirs bounds one skill scan: a skill path on /proc (whose
+// per-process root links lead back to "/") or another huge tree must not
+// keep pi busy for minutes.
+const maxSkillDirs = 5000
 
 // walk scans dir, whose path with symlinks resolved is real; rel is dir
 // relative to the root of the scan, slash-separated.
@@ -100,6 +106,12 @@ func (w *skillWalker) walk(dir, real, rel string, ign *Gitignore, loose bool) {
 		return
 	}
 	w.visited[real] = true
+	if w.dirs++; w.dirs == maxSkillDirs {
+		w.diags.add(KindWarning, dir, "stopped scanning for skills after %d directories; point the skill path at a smaller directory", maxSkillDirs)
+	}
+	if w.dirs >= maxSkillDirs {
+		return
+	}
 
 	if p := filepath.Join(dir, skillFileName); isRegularFile(p) {
 		if s, ok := loadSkillFile(p, w.source, &w.diags); ok {

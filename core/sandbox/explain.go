@@ -28,17 +28,23 @@ func (p *Policy) Explain(output string, exitCode int) string {
 	if exitCode == 0 || p == nil || p.Mode == ModeOff || !p.Confined() {
 		return ""
 	}
-	var blocked []string
+	var blocked, protected []string
 	seen := map[string]bool{}
 	collect := func(path string) {
 		if path == "" || seen[path] {
 			return
 		}
 		seen[path] = true
-		if !filepath.IsAbs(path) {
-			return
+		abs := path
+		if !filepath.IsAbs(abs) {
+			if p.cwd == "" {
+				return
+			}
+			abs = filepath.Join(p.cwd, abs)
 		}
-		if !p.Writable(resolve(path)) {
+		if _, ok := p.protectedBy(resolve(abs)); ok && p.Mode == ModeWorkspace {
+			protected = append(protected, path)
+		} else if filepath.IsAbs(path) && !p.Writable(resolve(abs)) {
 			blocked = append(blocked, path)
 		}
 	}
@@ -46,6 +52,9 @@ func (p *Policy) Explain(output string, exitCode int) string {
 		collect(m[1] + m[2] + m[3])
 	}
 	for _, m := range goPathRe.FindAllStringSubmatch(output, 20) {
+		collect(m[1])
+	}
+	for _, m := range relReadOnlyRe.FindAllStringSubmatch(output, 20) {
 		collect(m[1])
 	}
 	var notes []string
@@ -58,7 +67,10 @@ func (p *Policy) Explain(output string, exitCode int) string {
 			blocked = append(blocked[:3], "…")
 		}
 		notes = append(notes, fmt.Sprintf("The sandbox (mode %s) refused writing %s: commands may write %s. Do not try to work around it; if the change is needed, tell the user, who can add the directory to \"writableRoots\" under \"sandbox\" in settings or run pi with --sandbox off.", p.Mode, strings.Join(blocked, ", "), what))
-	} else if p.Mode == ModeReadOnly && fsDeniedRe.MatchString(output) {
+	}
+	if len(protected) > 0 {
+		notes = append(notes, protectedNote(protected))
+	} else if len(blocked) == 0 && p.Mode == ModeReadOnly && fsDeniedRe.MatchString(output) {
 		notes = append(notes, "The sandbox is read-only: commands cannot write files. If writing is needed, tell the user, who can run pi with --sandbox workspace.")
 	}
 	if !p.Network && netDenied.MatchString(output) {

@@ -52,6 +52,9 @@ func helper(args []string) error {
 			_ = os.MkdirAll(d.Path, 0o755)
 		}
 	}
+	if err := applyMounts(s); err != nil {
+		return fmt.Errorf("cannot protect paths for the command, not running it: %w", err)
+	}
 	if err := dropTerminal(); err != nil {
 		return fmt.Errorf("cannot detach the command from the terminal, not running it: %w", err)
 	}

@@ -55,6 +55,9 @@ type Inputs struct {
 	Home     string
 	Tmp      string
 	Getenv   func(string) string
+	// AgentDir is pi's agent dir, whose auth.json and models.json (API
+	// keys) are on the read deny list; empty leaves them off.
+	AgentDir string
 }
 
 // Root is one writable directory and why it is writable.
@@ -66,6 +69,9 @@ type Root struct {
 	// directory when it is missing and the program is installed, so a
 	// first "go build" can start its cache although home is not writable.
 	tool string
+	// remove marks a settings entry written "!PATH": it takes PATH off
+	// the list instead of adding it.
+	remove bool
 }
 
 // Policy is the effective sandbox for a run. Build it with [Build]; the
@@ -80,8 +86,16 @@ type Policy struct {
 	Roots []Root
 	// Devices are device files writable in every confined mode.
 	Devices []string
+	// Protected are the paths inside the writable roots that stay
+	// read-only in workspace mode (code that runs later, pi's policy),
+	// resolved, sorted by path.
+	Protected []Root
+	// DenyRead are the paths neither commands nor the file tools may read
+	// in a confined mode (credentials), resolved, sorted by path.
+	DenyRead []Root
 
 	enforcement Enforcement
+	cwd         string // resolved working tree, for Explain's relative paths
 	// prefixes are the resolved roots with a trailing separator, for
 	// CheckWrite's allocation-free prefix test.
 	prefixes []string
@@ -148,11 +162,20 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	} else {
 		p.Devices = devices
 	}
+	if in.Cwd != "" {
+		p.cwd = resolve(in.Cwd)
+	}
 	if p.Mode == ModeWorkspace {
 		p.Roots = defaultRoots(in, s)
 		for _, r := range p.Roots {
 			p.prefixes = append(p.prefixes, withSep(r.Path))
 		}
+		if in.Cwd != "" {
+			p.Protected = protectedRoots(resolve(in.Cwd), in.Home, s)
+		}
+	}
+	if p.Mode != ModeOff {
+		p.DenyRead = denyReadRoots(in.Home, in.AgentDir, s)
 	}
 	p.enforcement = enf
 	if p.Require && !p.Enforced() {
@@ -288,9 +311,14 @@ var ErrOutside = errors.New("outside the sandbox's writable roots")
 
 // CheckWrite reports whether the file tools may write resolved, an
 // absolute path with symlinks and ".." already resolved (for a new file,
-// its nearest existing parent resolved and the rest appended). Reading is
-// allowed everywhere in every mode, so there is no CheckRead.
+// its nearest existing parent resolved and the rest appended). In
+// workspace mode the protected paths are refused too.
 func (p *Policy) CheckWrite(resolved string) error {
+	if p.Mode == ModeWorkspace {
+		if r, ok := p.protectedBy(resolved); ok {
+			return protectedError(resolved, r)
+		}
+	}
 	if p.Writable(resolved) {
 		return nil
 	}

@@ -7,6 +7,10 @@ type Enforcement struct {
 	LandlockABI int `json:"landlockABI"`
 	// Seccomp reports whether seccomp filters can be installed.
 	Seccomp bool `json:"seccomp"`
+	// MountNS reports whether commands can be started in a user and mount
+	// namespace of their own, where the protected paths and the read deny
+	// list are enforced for them.
+	MountNS bool `json:"mountNamespace"`
 	// Reason explains what is missing; empty when everything is there.
 	Reason string `json:"reason,omitempty"`
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func probe() Enforcement {
-	e := Enforcement{OS: "linux", Seccomp: seccomp.Supported()}
+	e := Enforcement{OS: "linux", Seccomp: seccomp.Supported(), MountNS: mountNSWorks()}
 	v, err := llsys.LandlockGetABIVersion()
 	if err == nil && v > 0 {
 		e.LandlockABI = v

@@ -16,23 +16,35 @@ import (
 //	  "mode": "workspace",          // or "read-only", "off"
 //	  "network": true,              // false (or "off") refuses IPv4/IPv6 sockets
 //	  "require": false,             // true refuses to run unconfined
-//	  "writableRoots": ["~/.m2", "../shared"]
+//	  "writableRoots": ["~/.m2", "../shared"],
+//	  "protectedPaths": [".husky", "!.vscode"],
+//	  "denyRead": ["~/.npmrc", "!~/.docker"]
 //	}
 //
-// Every key is optional. Relative roots resolve against the directory of
-// the settings file that lists them, "~" against the home directory.
+// Every key is optional. Relative roots and denyRead paths resolve against
+// the directory of the settings file that lists them, relative
+// protectedPaths against the working tree, "~" against the home
+// directory. A leading "!" removes a path from the list (a default
+// included) instead of adding it.
 type Settings struct {
 	Mode          string `json:"mode,omitempty"`
 	Network       *bool  `json:"network,omitempty"`
 	Require       bool   `json:"require,omitempty"`
 	WritableRoots []Root `json:"writableRoots,omitempty"`
+	// Protected are additions to (and, marked remove, removals from) the
+	// protected paths; Path is absolute or relative to the working tree.
+	Protected []Root `json:"protectedPaths,omitempty"`
+	// DenyRead are additions to (and removals from) the read deny list.
+	DenyRead []Root `json:"denyRead,omitempty"`
 }
 
 type settingsJSON struct {
-	Mode          *string         `json:"mode"`
-	Network       json.RawMessage `json:"network"`
-	Require       *bool           `json:"require"`
-	WritableRoots []string        `json:"writableRoots"`
+	Mode           *string         `json:"mode"`
+	Network        json.RawMessage `json:"network"`
+	Require        *bool           `json:"require"`
+	WritableRoots  []string        `json:"writableRoots"`
+	ProtectedPaths []string        `json:"protectedPaths"`
+	DenyRead       []string        `json:"denyRead"`
 }
 
 // parseSettings reads the value of the "sandbox" key of the settings file
@@ -79,6 +91,28 @@ func parseSettings(raw []byte, file, home string) (Settings, error) {
 		}
 		s.WritableRoots = append(s.WritableRoots, Root{Path: p, Reason: "settings: " + file})
 	}
+	for _, r := range sj.ProtectedPaths {
+		raw, remove := strings.CutPrefix(r, "!")
+		p := raw
+		switch {
+		case raw == "":
+			return s, fmt.Errorf("%s: sandbox.protectedPaths: empty path", file)
+		case raw == "~" || strings.HasPrefix(raw, "~/"):
+			p = filepath.Join(home, raw[1:])
+		}
+		s.Protected = append(s.Protected, Root{Path: filepath.Clean(p), Reason: "settings: " + file, remove: remove})
+	}
+	for _, r := range sj.DenyRead {
+		raw, remove := strings.CutPrefix(r, "!")
+		if filepath.Clean(raw) == string(filepath.Separator) {
+			return s, fmt.Errorf("%s: sandbox.denyRead: \"/\" would hide everything", file)
+		}
+		p, err := expandPath(raw, dir, home)
+		if err != nil {
+			return s, fmt.Errorf("%s: sandbox.denyRead: %v", file, err)
+		}
+		s.DenyRead = append(s.DenyRead, Root{Path: p, Reason: "settings: " + file, remove: remove})
+	}
 	return s, nil
 }
 
@@ -113,6 +147,8 @@ func (s Settings) Merge(over Settings) Settings {
 		s.Require = true
 	}
 	s.WritableRoots = append(append([]Root(nil), s.WritableRoots...), over.WritableRoots...)
+	s.Protected = append(append([]Root(nil), s.Protected...), over.Protected...)
+	s.DenyRead = append(append([]Root(nil), s.DenyRead...), over.DenyRead...)
 	return s
 }
 

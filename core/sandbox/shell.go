@@ -19,6 +19,11 @@ type spec struct {
 	Create  []cacheDir `json:"create,omitempty"`
 	Devices []string   `json:"devices,omitempty"`
 	Network bool       `json:"network"`
+	// Namespace: the helper runs in its own user and mount namespace and
+	// makes ReadOnly read-only and Hide unreadable there (mountns_linux.go).
+	Namespace bool     `json:"namespace,omitempty"`
+	ReadOnly  []string `json:"readOnly,omitempty"`
+	Hide      []string `json:"hide,omitempty"`
 }
 
 // cacheDir is a build cache to create, if missing, when Tool is installed.
@@ -29,6 +34,15 @@ type cacheDir struct {
 
 func (p *Policy) spec() spec {
 	s := spec{Devices: p.Devices, Network: p.Network}
+	if p.enforcement.MountNS && (len(p.Protected) > 0 || len(p.DenyRead) > 0) {
+		s.Namespace = true
+		for _, r := range p.Protected {
+			s.ReadOnly = append(s.ReadOnly, r.Path)
+		}
+		for _, r := range p.DenyRead {
+			s.Hide = append(s.Hide, r.Path)
+		}
+	}
 	for _, r := range p.Roots {
 		s.Write = append(s.Write, r.Path)
 		if r.tool != "" {
@@ -73,12 +87,16 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 		if s.Exe == "" {
 			return nil, errors.New("sandbox: no pi executable to start the confining helper")
 		}
-		js, err := json.Marshal(s.Policy.spec())
+		sp := s.Policy.spec()
+		js, err := json.Marshal(sp)
 		if err != nil {
 			return nil, err
 		}
 		cmd = exec.Command(s.Exe, HelperArg, string(js), "--", bash, "-c", script)
 		detach(cmd)
+		if sp.Namespace {
+			setNamespaces(cmd)
+		}
 	}
 	cmd.Dir = dir
 	cmd.Env = env

@@ -7,12 +7,12 @@ import (
 	"github.com/piwasm/pi/core/tool/builtin"
 )
 
-// Guard returns the built-in file tools' Guard for p: reading is allowed
-// everywhere; writing only where [Policy.CheckWrite] allows it.
+// Guard returns the built-in file tools' Guard for p: reading where
+// [Policy.CheckRead] allows it, writing where [Policy.CheckWrite] does.
 func (p *Policy) Guard() func(op builtin.Access, resolved string) error {
 	return func(op builtin.Access, resolved string) error {
 		if op != builtin.Write {
-			return nil
+			return p.CheckRead(resolved)
 		}
 		return p.CheckWrite(resolved)
 	}
@@ -32,6 +32,18 @@ func (p *Policy) Apply(env builtin.Env, exe string) builtin.Env {
 		}
 	} else {
 		env.Guard = g
+	}
+	// grep, find and ls apply the read deny list to every entry they
+	// pass, not only to the path they were given.
+	if prev := env.Visit; prev != nil {
+		env.Visit = func(tool, resolved string) error {
+			if err := prev(tool, resolved); err != nil {
+				return err
+			}
+			return p.CheckRead(resolved)
+		}
+	} else if len(p.DenyRead) > 0 {
+		env.Visit = func(_, resolved string) error { return p.CheckRead(resolved) }
 	}
 	sh := Shell{Policy: p, Exe: exe}
 	if b, ok := env.Shell.(builtin.BashShell); ok {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/fspath"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/tool"
@@ -104,7 +105,8 @@ func (g *Gate) record(d Decision) {
 
 // pathOf is the resolved path a file tool's call touches: its path
 // argument made absolute (~ and a leading @ as the tools read them),
-// symbolic links resolved as far as they exist; the working directory for
+// symbolic links resolved as the file tools resolve them (dangling links
+// too, so a link to ~/.bashrc is judged as ~/.bashrc); the working directory for
 // grep, find and ls without one.
 func (g *Gate) pathOf(t tool.Tool, call tool.Call) string {
 	switch t.Name {
@@ -122,24 +124,7 @@ func (g *Gate) pathOf(t tool.Tool, call tool.Call) string {
 	case !filepath.IsAbs(p):
 		p = filepath.Join(g.Paths.Cwd, p)
 	}
-	return resolveExisting(filepath.Clean(p))
-}
-
-// resolveExisting resolves symbolic links in the longest existing prefix
-// of p and keeps the rest as written.
-func resolveExisting(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
+	return fspath.Resolve(filepath.Clean(p))
 }
 
 // ToolResult passes results to the extensions.

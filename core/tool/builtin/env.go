@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/piwasm/pi/core/fspath"
 	"github.com/piwasm/pi/core/tool"
 )
 
@@ -31,34 +33,110 @@ func (a Access) String() string {
 }
 
 // FS is the file system the tools use. Every path it receives is absolute
-// and already resolved (symlinks and `..` followed), so a fake or a sandbox
-// sees exactly what is touched.
+// and already resolved (symlinks and `..` followed, by Resolve), so a fake
+// or a sandbox sees exactly what is touched.
 type FS interface {
 	Stat(path string) (fs.FileInfo, error)
 	Lstat(path string) (fs.FileInfo, error)
+	// Open opens a regular file for reading. It must not block (a FIFO)
+	// and must refuse anything but a regular file.
 	Open(path string) (io.ReadCloser, error)
+	// ReadFile reads a whole regular file of at most maxFileBytes.
 	ReadFile(path string) ([]byte, error)
 	ReadDir(path string) ([]fs.DirEntry, error)
 	// WriteFile replaces the file's content in place (keeping its mode when
-	// it exists, else creating it with perm).
+	// it exists, else creating it with perm). It refuses anything but a
+	// regular file.
 	WriteFile(path string, data []byte, perm fs.FileMode) error
 	MkdirAll(path string, perm fs.FileMode) error
-	// EvalSymlinks returns the path with every symlink followed.
-	EvalSymlinks(path string) (string, error)
+	// Resolve returns the path with every symlink followed, dangling ones
+	// included; a missing tail is kept as written.
+	Resolve(path string) string
 }
 
-// OSFS is FS over the real file system.
+// maxFileBytes bounds what ReadFile holds in memory (grep's files, an
+// edit's file): a huge or endless file must not exhaust pi's memory.
+const maxFileBytes = 128 << 20
+
+// errNotRegular refuses FIFOs, devices and sockets: reading a FIFO would
+// wait for a writer for ever and a device such as /dev/zero never ends.
+var errNotRegular = errors.New("not a regular file (a FIFO, device or socket); the file tools read and write regular files only")
+
+// errTooLarge refuses a file over maxFileBytes.
+var errTooLarge = fmt.Errorf("larger than %d MB, more than the file tools hold in memory; use bash to look at it in parts", maxFileBytes>>20)
+
+// OSFS is FS over the real file system. Its opening methods refuse a path
+// with a symbolic link at any component (see core/fspath): the tools
+// resolve a path, judge it, and open exactly what they judged.
 type OSFS struct{}
 
-func (OSFS) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
-func (OSFS) Lstat(p string) (fs.FileInfo, error)       { return os.Lstat(p) }
-func (OSFS) Open(p string) (io.ReadCloser, error)      { return os.Open(p) }
-func (OSFS) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }
-func (OSFS) ReadDir(p string) ([]fs.DirEntry, error)   { return os.ReadDir(p) }
-func (OSFS) MkdirAll(p string, perm fs.FileMode) error { return os.MkdirAll(p, perm) }
-func (OSFS) EvalSymlinks(p string) (string, error)     { return filepath.EvalSymlinks(p) }
+func (OSFS) Stat(p string) (fs.FileInfo, error)      { return os.Stat(p) }
+func (OSFS) Lstat(p string) (fs.FileInfo, error)     { return os.Lstat(p) }
+func (OSFS) ReadDir(p string) ([]fs.DirEntry, error) { return fspath.ReadDir(p) }
+func (OSFS) MkdirAll(p string, perm fs.FileMode) error {
+	return fspath.MkdirAll(p, perm)
+}
+func (OSFS) Resolve(p string) string { return fspath.Resolve(p) }
+
+// Open opens a regular file without waiting on a FIFO (O_NONBLOCK) and
+// checks the type of what it opened, not of what a Stat saw before.
+func (OSFS) Open(p string) (io.ReadCloser, error) {
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+		// Not even opened: opening some devices has effects.
+		return nil, &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
+	}
+	f, err := fspath.Open(p, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = errNotRegular
+		}
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	return f, nil
+}
+
+func (o OSFS) ReadFile(p string) ([]byte, error) {
+	f, err := o.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err == nil && len(data) > maxFileBytes {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errTooLarge}
+	}
+	return data, err
+}
+
+// WriteFile opens (or creates) the file itself, checks that it is a
+// regular file, and only then truncates and writes through the same
+// descriptor.
 func (OSFS) WriteFile(p string, data []byte, perm fs.FileMode) error {
-	return os.WriteFile(p, data, perm)
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir() {
+		return &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
+	}
+	f, err := fspath.Open(p, os.O_WRONLY|os.O_CREATE|nonblock, perm)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Shell builds the process for one bash call. The bash tool sets stdin,
@@ -101,6 +179,13 @@ type Env struct {
 	// existing parent resolved, plus the rest). A non-nil error refuses the
 	// access and becomes the tool's error result.
 	Guard func(op Access, resolvedPath string) error
+	// Visit, when set, is asked about every entry grep, find and ls come
+	// across below the path they were given (which the Guard and the
+	// permission gate judged), with the tool's name and the entry's
+	// resolved path. A non-nil error leaves the entry out, and for a
+	// directory everything below it. (The Guard is not asked about
+	// entries: it records its refusals, and a search may pass thousands.)
+	Visit func(tool, resolvedPath string) error
 	// Shell builds bash processes; nil means BashShell{}.
 	Shell Shell
 	// Env is added to the user's environment for bash (PI_SESSION_ID,
@@ -169,27 +254,11 @@ func (e Env) absPath(p string) string {
 	return filepath.Clean(p)
 }
 
-// resolve follows symlinks in abs. For a path that does not exist, the
-// nearest existing parent is resolved and the rest appended, so a new file
-// is judged by where it will really be created.
-func (e Env) resolve(abs string) string {
-	var rest []string
-	cur := abs
-	for {
-		if r, err := e.FS.EvalSymlinks(cur); err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-}
+// resolve follows symlinks in abs, dangling ones included. For a path
+// that does not exist, the nearest existing parent is resolved and the
+// rest appended, so a new file is judged by where it will really be
+// created.
+func (e Env) resolve(abs string) string { return e.FS.Resolve(abs) }
 
 // open resolves p, asks the Guard, and returns the absolute path as the
 // model named it (for messages) and the resolved path (for access).
@@ -204,6 +273,20 @@ func (e Env) open(op Access, p string) (abs, real string, err error) {
 	return abs, real, nil
 }
 
+// entryAllowed applies Visit to an entry a directory tool came across.
+func (e Env) entryAllowed(tool, resolved string) bool {
+	return e.Visit == nil || e.Visit(tool, resolved) == nil
+}
+
+// skippedNote tells the model that entries were left out, so an empty
+// result is not read as "nothing there".
+func skippedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d path%s below were left out: the sandbox's read deny list or permission rules keep them from being read", n, plural(n))
+}
+
 // describeFSError words a file-system error for the model, naming the path
 // as the model gave it.
 func describeFSError(verb, p string, err error) string {
@@ -212,6 +295,8 @@ func describeFSError(verb, p string, err error) string {
 		return "Not found: " + p
 	case errors.Is(err, fs.ErrPermission):
 		return "Permission denied: cannot " + verb + " " + p
+	case errors.Is(err, fspath.ErrChanged):
+		return "Cannot " + verb + " " + p + ": " + fspath.ErrChanged.Error() + "; nothing was touched"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -83,7 +83,7 @@ func (e Env) runFind(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	}
 	var found []string
 	more := false
-	werr := e.walk(ctx, real, func(rel, abs string, d fs.DirEntry) error {
+	skipped, werr := e.walk(ctx, "find", real, func(rel, abs string, d fs.DirEntry) error {
 		subject := rel
 		if absPattern {
 			subject = filepath.ToSlash(abs)
@@ -104,8 +104,12 @@ func (e Env) runFind(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	if werr != nil {
 		return tool.Result{}, werr
 	}
+	note := skippedNote(skipped)
 	if len(found) == 0 {
+		if note != "" {
+			return tool.TextResult("No files match the pattern.\n\n[" + note + ".]"), nil
+		}
 		return tool.TextResult("No files match the pattern."), nil
 	}
-	return listResult(found, more, limit, "result", "results", "resultLimitReached", ", or narrow the pattern"), nil
+	return withNote(listResult(found, more, limit, "result", "results", "resultLimitReached", ", or narrow the pattern"), note), nil
 }

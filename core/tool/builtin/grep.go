@@ -175,17 +175,25 @@ func (e Env) runGrep(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	if err != nil {
 		return tool.ErrorResult("%s", describeFSError("search", dir, err)), nil
 	}
+	skipped := 0
 	if !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return tool.ErrorResult("Cannot search %s: %v.", dir, errNotRegular), nil
+		}
 		if data, ok := e.candidate(real, g); ok {
 			g.file(filepath.Base(real), data)
 		}
-	} else if err := e.grepTree(ctx, real, g, glob, negate); err != nil {
+	} else if skipped, err = e.grepTree(ctx, real, g, glob, negate); err != nil {
 		return tool.Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
+	note := skippedNote(skipped)
 	if g.matches == 0 {
+		if note != "" {
+			return tool.TextResult("No matches.\n\n[" + note + ".]"), nil
+		}
 		return tool.TextResult("No matches."), nil
 	}
 	tr := tool.TruncateHead(strings.Join(g.out, "\n"), int(^uint(0)>>1), tool.DefaultMaxBytes)
@@ -200,6 +208,9 @@ func (e Env) runGrep(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	if tr.Truncated {
 		notes = append(notes, fmt.Sprintf("Output cut at %s", formatSize(tool.DefaultMaxBytes)))
 		d["truncation"] = tr
+	}
+	if note != "" {
+		notes = append(notes, note)
 	}
 	if g.cutLines {
 		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut; read the file to see them whole", grepMaxLine))
@@ -242,7 +253,7 @@ const grepWorkers = 8
 // grepTree searches the files under root in walk order. Workers read and
 // screen files ahead; the results are taken in order, so output and the
 // match limit are the same as a sequential search.
-func (e Env) grepTree(parent context.Context, root string, g *grepSearch, glob *globMatcher, negate bool) error {
+func (e Env) grepTree(parent context.Context, root string, g *grepSearch, glob *globMatcher, negate bool) (int, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	type job struct {
@@ -252,10 +263,11 @@ func (e Env) grepTree(parent context.Context, root string, g *grepSearch, glob *
 	jobs := make(chan *job, 4*grepWorkers)
 	order := make(chan *job, 4*grepWorkers)
 	var walkErr error
+	var skipped int
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		walkErr = e.walk(ctx, root, func(rel, abs string, d fs.DirEntry) error {
+		skipped, walkErr = e.walk(ctx, "grep", root, func(rel, abs string, d fs.DirEntry) error {
 			if !d.Type().IsRegular() || (glob != nil && glob.match(rel) == negate) {
 				return nil
 			}
@@ -294,10 +306,10 @@ func (e Env) grepTree(parent context.Context, root string, g *grepSearch, glob *
 		}
 	}
 	if err := parent.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	if walkErr != nil && !errors.Is(walkErr, context.Canceled) {
-		return walkErr
+		return 0, walkErr
 	}
-	return nil
+	return skipped, nil
 }

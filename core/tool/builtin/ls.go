@@ -45,7 +45,7 @@ func (e Env) runLs(ctx context.Context, call tool.Call, _ tool.Update) (tool.Res
 		return names[a] < names[b]
 	})
 	var out []string
-	more := false
+	more, skipped := false, 0
 	for _, n := range names {
 		if err := ctx.Err(); err != nil {
 			return tool.Result{}, err
@@ -53,6 +53,10 @@ func (e Env) runLs(ctx context.Context, call tool.Call, _ tool.Update) (tool.Res
 		if len(out) >= limit {
 			more = true
 			break
+		}
+		if e.Visit != nil && !e.entryAllowed("ls", filepath.Join(real, n)) {
+			skipped++
+			continue
 		}
 		st, err := e.FS.Stat(filepath.Join(real, n))
 		if err != nil {
@@ -63,10 +67,23 @@ func (e Env) runLs(ctx context.Context, call tool.Call, _ tool.Update) (tool.Res
 		}
 		out = append(out, n)
 	}
+	note := skippedNote(skipped)
 	if len(out) == 0 {
+		if note != "" {
+			return tool.TextResult("(no entries shown)\n\n[" + note + ".]"), nil
+		}
 		return tool.TextResult("(empty directory)"), nil
 	}
-	return listResult(out, more, limit, "entry", "entries", "entryLimitReached", ""), nil
+	return withNote(listResult(out, more, limit, "entry", "entries", "entryLimitReached", ""), note), nil
+}
+
+// withNote appends a bracketed note to a text result.
+func withNote(r tool.Result, note string) tool.Result {
+	if note == "" || len(r.Content) == 0 {
+		return r
+	}
+	r.Content[len(r.Content)-1].Text += "\n\n[" + note + ".]"
+	return r
 }
 
 // listResult joins lines, cuts them at the byte limit and adds a notice

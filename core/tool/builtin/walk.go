@@ -19,6 +19,8 @@ var errStop = errors.New("stop walking")
 // the .git directory is skipped, and symlinked directories are not entered.
 type walker struct {
 	fs      FS
+	allow   func(abs string) bool // nil: every entry
+	skipped int                   // entries allow refused
 	ign     resources.Gitignore
 	ignRoot string // the directory .gitignore paths are relative to
 }
@@ -28,8 +30,13 @@ type walker struct {
 // walk; returning fs.SkipDir for a directory skips it.
 type visitFunc func(rel, abs string, d fs.DirEntry) error
 
-func (e Env) walk(ctx context.Context, root string, visit visitFunc) error {
+// walk visits the tree below root for tool, leaving out the entries the
+// Guard or Visit refuse; it returns how many it left out.
+func (e Env) walk(ctx context.Context, tool, root string, visit visitFunc) (int, error) {
 	w := &walker{fs: e.FS, ignRoot: root}
+	if e.Visit != nil {
+		w.allow = func(abs string) bool { return e.entryAllowed(tool, abs) }
+	}
 	// Rules from the repository root down to (not including) the search root.
 	for dir := root; ; {
 		if _, err := e.FS.Lstat(filepath.Join(dir, ".git")); err == nil {
@@ -53,9 +60,9 @@ func (e Env) walk(ctx context.Context, root string, visit visitFunc) error {
 	}
 	err := w.dir(ctx, root, "", visit)
 	if errors.Is(err, errStop) {
-		return nil
+		return w.skipped, nil
 	}
-	return err
+	return w.skipped, err
 }
 
 func (w *walker) loadIgnore(dir string) {
@@ -94,6 +101,10 @@ func (w *walker) dir(ctx context.Context, abs, rel string, visit visitFunc) erro
 			continue
 		}
 		childRel, childAbs := joinRel(rel, name), filepath.Join(abs, name)
+		if w.allow != nil && !w.allow(childAbs) {
+			w.skipped++
+			continue
+		}
 		err := visit(childRel, childAbs, d)
 		if err == fs.SkipDir {
 			continue

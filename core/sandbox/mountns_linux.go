@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The protected paths and the read deny list are enforced for commands in
+// a mount namespace of their own: Landlock grants rights per directory
+// hierarchy, so it cannot leave .git/hooks read-only inside a writable
+// working tree (nor hide ~/.ssh while ~ stays readable) without also
+// refusing new files at the tree's root. The helper is started in a new
+// user and mount namespace (unprivileged where the kernel allows it),
+// bind-mounts each protected path over itself read-only and covers each
+// denied path (an empty read-only tmpfs over a directory, /dev/null over a
+// file), then confines itself with Landlock, which also forbids the
+// command to unmount any of it. See RATIONALE.md.
+
+// mountNSWorks reports, once per process, whether this kernel lets pi
+// start a process in a new user and mount namespace.
+var mountNSWorks = sync.OnceValue(func() bool {
+	exe, err := exec.LookPath("true")
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(exe)
+	setNamespaces(cmd)
+	return cmd.Run() == nil
+})
+
+// setNamespaces starts cmd in a new user and mount namespace in which pi's
+// user and group map to themselves, so files keep their owners.
+func setNamespaces(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+}
+
+// applyMounts makes s.ReadOnly read-only and hides s.Hide, in the helper's
+// own mount namespace, before Landlock. Paths that do not exist are
+// skipped (see docs/sandbox.md for what that leaves open).
+func applyMounts(s spec) error {
+	if !s.Namespace {
+		return nil
+	}
+	// Nothing done here may reach pi's own namespace.
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	for _, p := range s.ReadOnly {
+		if err := bindReadOnly(p, p); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.Hide {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=000")
+		} else {
+			err = bindReadOnly("/dev/null", p)
+		}
+		if err != nil {
+			return fmt.Errorf("hide %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// bindReadOnly bind-mounts src over dst and makes that mount read-only,
+// keeping the flags the kernel locks in a user namespace (nosuid, nodev,
+// noexec, atime), which a remount may not clear.
+func bindReadOnly(src, dst string) error {
+	if _, err := os.Stat(dst); err != nil {
+		return nil
+	}
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil // gone in between
+		}
+		return fmt.Errorf("protect %s: %w", dst, err)
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dst, &st); err != nil {
+		return fmt.Errorf("protect %s: %w", dst, err)
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if err := unix.Mount("none", dst, "", flags, ""); err != nil {
+		return fmt.Errorf("protect %s: %w", dst, err)
+	}
+	return nil
+}

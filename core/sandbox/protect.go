@@ -1,0 +1,245 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// defaultProtected are the paths of the working tree that make code run
+// later, outside any sandbox, or change the policy of the next run: pi's
+// and other agents' project settings and extensions, git's hooks and
+// configuration (core.hooksPath, core.fsmonitor, filter and diff drivers,
+// aliases), git's per-repository attributes (which pick those drivers),
+// direnv's .envrc and VS Code's tasks and settings. In workspace mode they
+// are read-only to commands and the file tools. Relative to the working
+// tree; git's are moved to the real git directory when .git is a file.
+var defaultProtected = []string{".pi", ".agents", ".claude", ".vscode", ".envrc", ".git/hooks", ".git/config", ".git/info"}
+
+// defaultDenyRead are credential stores nothing run by the model should
+// read; "~/" is the home directory. The agent dir's auth.json and
+// models.json (API keys) are added by Build.
+var defaultDenyRead = []string{"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gh", "~/.netrc", "~/.docker", "~/.kube",
+	"~/.git-credentials", "~/.config/gcloud", "~/.azure"}
+
+// protectedRoots lists the protected paths for a working tree cwd: the
+// defaults (less those settings remove with "!PATH"), git's code-running
+// files where the git directory really is, the hooks directory and
+// included files .git/config names inside the tree, and the paths
+// settings add. Paths are resolved; missing ones are kept, so a command
+// cannot create them either where the kernel allows.
+func protectedRoots(cwd, home string, s Settings) []Root {
+	var roots []Root
+	abs := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		return resolve(p)
+	}
+	removed := map[string]bool{}
+	for _, r := range s.Protected {
+		if r.remove {
+			removed[abs(r.Path)] = true
+		}
+	}
+	add := func(path, reason string) {
+		if path == "" {
+			return
+		}
+		if path = abs(path); !removed[path] {
+			roots = append(roots, Root{Path: path, Reason: reason})
+		}
+	}
+	gitDir, commonDir := gitDirs(cwd)
+	for _, rel := range defaultProtected {
+		p := filepath.Join(cwd, rel)
+		if strings.HasPrefix(rel, ".git/") {
+			if removed[abs(p)] {
+				continue // "!.git/hooks" names it as the tree shows it
+			}
+			p = filepath.Join(commonDir, strings.TrimPrefix(rel, ".git/"))
+		}
+		add(p, "default")
+	}
+	if gitDir != commonDir {
+		add(filepath.Join(gitDir, "config.worktree"), "default")
+	}
+	for _, p := range gitConfigPaths(filepath.Join(commonDir, "config"), cwd, home) {
+		add(p.Path, p.Reason)
+	}
+	for _, r := range s.Protected {
+		if !r.remove {
+			add(r.Path, r.Reason)
+		}
+	}
+	return dedupe(roots)
+}
+
+// gitDirs finds the git directory of the tree at cwd and its common
+// directory (they differ in a linked worktree, where .git is a file).
+func gitDirs(cwd string) (gitDir, commonDir string) {
+	gitDir = filepath.Join(cwd, ".git")
+	if data, err := os.ReadFile(gitDir); err == nil && len(data) < 4096 {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
+			d = strings.TrimSpace(d)
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(cwd, d)
+			}
+			gitDir = filepath.Clean(d)
+		}
+	}
+	commonDir = gitDir
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && len(data) < 4096 {
+		d := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(gitDir, d)
+		}
+		commonDir = filepath.Clean(d)
+	}
+	return gitDir, commonDir
+}
+
+// gitConfigPaths reads the paths a git config file points git at that may
+// lie in the working tree: core.hooksPath (hooks run from there) and
+// include.path / includeIf.*.path (more configuration). It is a loose
+// reader: it only needs to find those keys, not to validate the file.
+func gitConfigPaths(file, cwd, home string) []Root {
+	data, err := os.ReadFile(file)
+	if err != nil || len(data) > 1<<20 {
+		return nil
+	}
+	var out []Root
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			section = strings.ToLower(strings.Fields(strings.Trim(line[1:end], " "))[0])
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		val = strings.Trim(strings.TrimSpace(val), `"`)
+		var reason string
+		switch {
+		case section == "core" && key == "hookspath":
+			reason = "core.hooksPath in " + file
+		case (section == "include" || section == "includeif") && key == "path":
+			reason = "included by " + file
+		default:
+			continue
+		}
+		switch {
+		case val == "":
+			continue
+		case strings.HasPrefix(val, "~/"):
+			val = filepath.Join(home, val[2:])
+		case !filepath.IsAbs(val):
+			if reason[0] == 'c' {
+				val = filepath.Join(cwd, val) // hooks run in the worktree
+			} else {
+				val = filepath.Join(filepath.Dir(file), val)
+			}
+		}
+		out = append(out, Root{Path: filepath.Clean(val), Reason: reason})
+	}
+	return out
+}
+
+// denyReadRoots lists the read deny list: the defaults (less removals),
+// the agent dir's credential files, and the paths settings add.
+func denyReadRoots(home, agentDir string, s Settings) []Root {
+	removed := map[string]bool{}
+	for _, r := range s.DenyRead {
+		if r.remove {
+			removed[resolve(r.Path)] = true
+		}
+	}
+	var roots []Root
+	add := func(path, reason string) {
+		if path == "" {
+			return
+		}
+		if path = resolve(path); !removed[path] {
+			roots = append(roots, Root{Path: path, Reason: reason})
+		}
+	}
+	if home != "" {
+		for _, p := range defaultDenyRead {
+			add(filepath.Join(home, p[2:]), "default")
+		}
+	}
+	if agentDir != "" {
+		add(filepath.Join(agentDir, "auth.json"), "pi's API keys")
+		add(filepath.Join(agentDir, "models.json"), "pi's API keys")
+	}
+	for _, r := range s.DenyRead {
+		if !r.remove {
+			add(r.Path, r.Reason)
+		}
+	}
+	return dedupe(roots)
+}
+
+// ErrProtected is wrapped by CheckWrite's error for a protected path.
+var ErrProtected = errors.New("a protected path")
+
+// ErrReadDenied is wrapped by CheckRead's errors.
+var ErrReadDenied = errors.New("on the sandbox's read deny list")
+
+// protectedBy returns the protected root resolved lies in, if any.
+func (p *Policy) protectedBy(resolved string) (Root, bool) {
+	for _, r := range p.Protected {
+		if within(resolved, r.Path) {
+			return r, true
+		}
+	}
+	return Root{}, false
+}
+
+// CheckRead reports whether the file tools may read resolved (absolute,
+// symlinks resolved): everywhere but the read deny list, in every mode
+// but off.
+func (p *Policy) CheckRead(resolved string) error {
+	if p.Mode == ModeOff {
+		return nil
+	}
+	for _, r := range p.DenyRead {
+		if within(resolved, r.Path) {
+			return fmt.Errorf("cannot read %s: it is %w (%s: credentials commands and tools must not see). Do not try to work around it; if it is needed, tell the user, who can remove it with \"!%s\" in \"denyRead\" under \"sandbox\" in settings, or run with --sandbox off", resolved, ErrReadDenied, r.Reason, r.Path)
+		}
+	}
+	return nil
+}
+
+// protectedError is CheckWrite's refusal of a protected path.
+func protectedError(resolved string, r Root) error {
+	return fmt.Errorf("cannot write %s: it is %w (%s; files that make code run later or set pi's policy are read-only in workspace mode). Do not try to work around it; if the change is needed, tell the user, who can make it, or allow it with \"!%s\" in \"protectedPaths\" under \"sandbox\" in settings, or run with --sandbox off", resolved, ErrProtected, r.Reason, r.Path)
+}
+
+// relReadOnlyRe finds a relative path before "Read-only file system", the
+// error a protected path's read-only mount gives ("line 1: .pi/x: ...").
+var relReadOnlyRe = regexp.MustCompile(`(?i)(?:^|[\s'"])([\w.][^\s:'"]*)['"]?\s*:\s*read-only file system`)
+
+// protectedNote is Explain's note for writes refused on protected paths.
+func protectedNote(paths []string) string {
+	if len(paths) > 3 {
+		paths = append(paths[:3], "…")
+	}
+	return fmt.Sprintf("The sandbox refused writing %s: a protected path (git hooks and configuration, pi's and other tools' project settings: files that make code run later or set the next run's policy are read-only in workspace mode). Do not try to work around it; if the change is needed, tell the user, who can make it themselves or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings.", strings.Join(paths, ", "))
+}
