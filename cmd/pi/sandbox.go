@@ -47,6 +47,8 @@ type sandboxCheckJSON struct {
 	Network       bool                `json:"network"`
 	Require       bool                `json:"require"`
 	WritableRoots []sandbox.Root      `json:"writableRoots"`
+	Protected     []sandbox.Root      `json:"protectedPaths"`
+	DenyRead      []sandbox.Root      `json:"denyRead"`
 	Devices       []string            `json:"devices"`
 	Kernel        sandbox.Enforcement `json:"kernel"`
 	Confined      bool                `json:"confined"`
@@ -87,6 +89,7 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	}
 	out := sandboxCheckJSON{
 		Mode: p.Mode, Network: p.Network, Require: p.Require, WritableRoots: p.Roots, Devices: p.Devices,
+		Protected: emptyIfNil(p.Protected), DenyRead: emptyIfNil(p.DenyRead),
 		Kernel: p.Enforcement(), Confined: p.Confined(), Enforced: p.Enforced(), Notice: p.Notice(),
 		Settings: l.Settings.Files, Warnings: []string{},
 	}
@@ -125,6 +128,18 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "writable\tnothing but %s\n", strings.Join(p.Devices, ", "))
 	case sandbox.ModeOff:
 		fmt.Fprintf(tw, "writable\teverything pi's user may write (sandbox off)\n")
+	}
+	if len(p.Protected) > 0 {
+		fmt.Fprintf(tw, "read-only\t%s\n", kernelOrTools(p))
+		for _, r := range p.Protected {
+			fmt.Fprintf(tw, "  %s\t%s\n", r.Path, r.Reason)
+		}
+	}
+	if len(p.DenyRead) > 0 {
+		fmt.Fprintf(tw, "unreadable\t%s\n", kernelOrTools(p))
+		for _, r := range p.DenyRead {
+			fmt.Fprintf(tw, "  %s\t%s\n", r.Path, r.Reason)
+		}
 	}
 	k := p.Enforcement()
 	ll := "not available"
@@ -168,4 +183,20 @@ func (a *app) sandboxSelfTest(ctx context.Context, p *sandbox.Policy, cwd string
 		return fmt.Sprintf("failed: %v %s", err, strings.TrimSpace(string(out)))
 	}
 	return "ok"
+}
+
+func emptyIfNil(r []sandbox.Root) []sandbox.Root {
+	if r == nil {
+		return []sandbox.Root{}
+	}
+	return r
+}
+
+// kernelOrTools says who enforces the protected paths and the read deny
+// list here: the kernel for commands too, or only the file tools.
+func kernelOrTools(p *sandbox.Policy) string {
+	if p.Confined() && p.Enforcement().MountNS {
+		return "(commands and file tools)"
+	}
+	return "(file tools only: commands cannot be given a mount namespace here)"
 }
