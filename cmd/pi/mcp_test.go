@@ -184,3 +184,68 @@ func TestMCPServerThatNeverAnswers(t *testing.T) {
 		t.Errorf("the mute server's tools were declared")
 	}
 }
+
+// MCP tools pass the same guards as built-in ones: permission rules by
+// name, name pattern and argument; policy-guard's tool_call hook;
+// redact-secrets' tool_result hook. Every refusal is recorded in the
+// session with its source, and JSON mode reports the calls with the
+// established harness's events.
+func TestMCPToolsAreGuarded(t *testing.T) {
+	c := newCLI(t)
+	fakeKey := "AKIA" + "IOSFODNN7EXAMPLE"
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{
+			{ID: "c1", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"/tmp/secret.txt","text":"x"}`)},
+			{ID: "c2", Name: "mcp__go__dial", Args: json.RawMessage(`{"addr":"127.0.0.1:1"}`)},
+			{ID: "c3", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":".env","text":"x"}`)},
+			{ID: "c4", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"` + fakeKey + `"}`)},
+		}},
+		{Text: "done"},
+	})
+	proj := filepath.Join(c.home, "proj")
+	writeFiles(t, proj, map[string]string{"README": "x"})
+	writeFiles(t, c.agentDir, map[string]string{
+		"mcp.json":      mcpJSON(t, map[string]any{"go": map[string]any{"command": mcpServerBin(t)}}),
+		"settings.json": `{"permissions":{"deny":["mcp__go__writeFile(path=*secret*)"],"ask":["mcp__go__d*"]}}`,
+	})
+	out, errs, code := c.runPi(nil, "-p", "--mode", "json", "--cwd", proj, "--no-extensions",
+		"-e", examplePlugin(t, "policy-guard"), "-e", examplePlugin(t, "redact-secrets"), "go")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	check := func(id string, isError bool, has string) {
+		t.Helper()
+		m := resultOf(t, msgs, id)
+		if text := textOf(m); (m.IsError != nil && *m.IsError) != isError || !strings.Contains(text, has) {
+			t.Errorf("%s: isError %v, %q; want %v and %q", id, m.IsError != nil && *m.IsError, text, isError, has)
+		}
+	}
+	check("c1", true, "deny rule mcp__go__writefile(path=*secret*)")
+	check("c2", true, "needs the user's approval")
+	check("c3", true, "extension:policy-guard")
+	check("c4", false, "Hi [redacted:aws-access-key]")
+	if _, err := os.Stat("/tmp/secret.txt"); err == nil {
+		t.Errorf("the denied call ran")
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".env")); err == nil {
+		t.Errorf("the call policy-guard refused ran")
+	}
+	for _, req := range s.Requests() {
+		if strings.Contains(string(req), fakeKey) && !strings.Contains(string(req), `"arguments"`) {
+			t.Fatal("the key reached the model in a result")
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "*.jsonl"))
+	raw, _ := os.ReadFile(files[0])
+	for _, want := range []string{`"tool":"mcp__go__writeFile","outcome":"deny"`, `"source":"extension:policy-guard"`, `"tool":"mcp__go__dial","outcome":"deny"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the session does not record %s", want)
+		}
+	}
+	for _, want := range []string{`"type":"tool_execution_start"`, `"toolName":"mcp__go__greet"`, `"type":"tool_execution_end"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JSON mode does not report %s", want)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type Request struct {
 	// Path is the resolved path the call touches, for the file tools (the
 	// working directory when grep, find or ls name none).
 	Path string
+	// Args are an MCP tool's arguments as compact JSON (keys sorted), which
+	// its rules' patterns match.
+	Args string
 }
 
 // Checker applies rules. It is safe for concurrent use; answers of
@@ -113,14 +116,14 @@ func newMatcher(req Request) *matcher {
 // or a sourced file match every bash rule (fail closed).
 func (m *matcher) any(rules []Rule) (Rule, bool) {
 	for _, r := range rules {
-		if r.Tool != m.req.Tool {
+		if !r.forTool(m.req.Tool) {
 			continue
 		}
 		if r.Pattern == "" {
 			return r, true
 		}
 		if m.req.Tool != "bash" {
-			if r.matchPath(m.req.Path) {
+			if r.matchPath(m.req.Path) || r.matchArgs(m.req.Args) {
 				return r, true
 			}
 			continue
@@ -145,7 +148,7 @@ func (m *matcher) askMatch(rules, session []Rule) (Rule, *Command, bool) {
 		return r, nil, ok
 	}
 	for _, r := range rules {
-		if r.Tool != m.req.Tool {
+		if !r.forTool(m.req.Tool) {
 			continue
 		}
 		for i := range m.cmds {
@@ -181,10 +184,10 @@ func (r Rule) matchCommand(c Command) bool {
 func (m *matcher) all(rules []Rule) (Rule, bool) {
 	var first *Rule
 	for i, r := range rules {
-		if r.Tool != m.req.Tool {
+		if !r.forTool(m.req.Tool) {
 			continue
 		}
-		if r.Pattern == "" || (m.req.Tool != "bash" && r.matchPath(m.req.Path)) {
+		if r.Pattern == "" || (m.req.Tool != "bash" && (r.matchPath(m.req.Path) || r.matchArgs(m.req.Args))) {
 			return r, true
 		}
 		if first == nil && m.req.Tool == "bash" {
@@ -314,7 +317,7 @@ func (c *Checker) Decide(ctx context.Context, req Request, asker Asker, paths Pa
 			text = q.Suggested
 		}
 		r, err := ParseRule(text, paths)
-		if err != nil || r.Tool != strings.ToLower(req.Tool) {
+		if err != nil || !r.forTool(strings.ToLower(req.Tool)) {
 			return Decision{Outcome: Allow, Rule: d.Rule, Source: "user", Reason: fmt.Sprintf("allowed once by the user (the rule %q was not kept: it does not parse or is for another tool)", text)}
 		}
 		r.Source = "session"

@@ -1,9 +1,11 @@
 package permission
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 
+	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/tool"
 )
 
@@ -22,8 +24,25 @@ func requestFor(call tool.Call, paths Paths) Request {
 	case pathTools[name]:
 		p, _ := call.Args["path"].(string)
 		req.Path = resolvePath(p, paths)
+	case strings.HasPrefix(name, abi.MCPToolPrefix):
+		req.Args = ArgsJSON(call.Args)
 	}
 	return req
+}
+
+// ArgsJSON is an MCP tool call's arguments as its rules match them:
+// compact JSON with sorted keys, without HTML escaping.
+func ArgsJSON(args map[string]any) string {
+	if args == nil {
+		return "{}"
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(args) != nil {
+		return "{}"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func resolvePath(p string, paths Paths) string {

@@ -28,7 +28,8 @@ type Rule struct {
 	Source string
 
 	prefix []string // bash "words:*" form
-	glob   string   // bash glob form, or the expanded path glob
+	glob   string   // bash glob form, the expanded path glob, or an MCP argument glob
+	argKey string   // an MCP rule's KEY=GLOB: the argument it matches
 }
 
 // String is the rule as written: tool or tool(pattern).
@@ -60,12 +61,16 @@ func ParseRule(s string, paths Paths) (Rule, error) {
 		}
 	}
 	name = strings.ToLower(strings.TrimSpace(name))
-	if abi.ValidToolName(name) != nil {
+	mcpTool := strings.HasPrefix(name, abi.MCPToolPrefix)
+	if mcpTool && abi.ValidMCPToolName(name, true) != nil || !mcpTool && abi.ValidToolName(name) != nil {
 		return Rule{}, fmt.Errorf("rule %q: %q is not a tool name", s, name)
 	}
 	r := Rule{Tool: name, Pattern: pattern}
 	if pattern == "" {
 		return r, nil
+	}
+	if mcpTool {
+		return r, r.compileArgs()
 	}
 	if name == "bash" {
 		return r, r.compileBash()
@@ -137,6 +142,53 @@ func (r *Rule) matchWords(words []string) bool {
 		return true
 	}
 	return globMatch(r.glob, strings.Join(words, " "))
+}
+
+// forTool reports whether the rule is for the tool named tool (lower
+// case): its name, or for MCP tools a name with '*' (mcp__github__*).
+func (r *Rule) forTool(tool string) bool {
+	if r.Tool == tool {
+		return true
+	}
+	return strings.HasPrefix(r.Tool, abi.MCPToolPrefix) && strings.Contains(r.Tool, "*") && globMatch(r.Tool, tool)
+}
+
+// compileArgs reads an MCP tool rule's pattern: KEY=GLOB matches the
+// argument KEY (a string as it is, anything else as compact JSON);
+// a pattern without '=' matches all the arguments as compact JSON with
+// sorted keys. '*' and '?' are wildcards, as in bash patterns.
+func (r *Rule) compileArgs() error {
+	p := strings.TrimSpace(r.Pattern)
+	if k, v, ok := strings.Cut(p, "="); ok && k != "" && !strings.ContainsAny(k, "{}\":*? ") {
+		r.argKey, r.glob = k, v
+		return nil
+	}
+	r.glob = p
+	return nil
+}
+
+// matchArgs reports whether an MCP tool rule's pattern matches args, the
+// call's arguments as compact JSON.
+func (r *Rule) matchArgs(args string) bool {
+	if !strings.HasPrefix(r.Tool, abi.MCPToolPrefix) || r.glob == "" && r.argKey == "" {
+		return false
+	}
+	if r.argKey == "" {
+		return globMatch(r.glob, args)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return false
+	}
+	raw, ok := m[r.argKey]
+	if !ok {
+		return false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return globMatch(r.glob, s)
+	}
+	return globMatch(r.glob, string(raw))
 }
 
 // matchPath reports whether the rule's path pattern matches a resolved path.

@@ -82,6 +82,9 @@ func (g *Gate) decide(ctx context.Context, t tool.Tool, call tool.Call) (agent.V
 	if p := g.pathOf(t, call); p != "" {
 		req.Path = p
 	}
+	if strings.HasPrefix(t.Source, tool.SourceMCP) {
+		req.Args = permission.ArgsJSON(call.Args)
+	}
 	d := g.Checker.Decide(ctx, req, g.Asker, g.Paths)
 	if d.Outcome != permission.Allow || d.Source != "default" {
 		g.record(Decision{ToolCallID: call.ID, Tool: t.Name, Outcome: string(d.Outcome), Rule: d.Rule, Source: d.Source, Reason: d.Reason})

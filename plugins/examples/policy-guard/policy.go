@@ -18,7 +18,8 @@ type ToolPolicy struct {
 	AllowForcePush bool `json:"allowForcePush"`
 	// ForbiddenPaths are globs relative to the project (abi.MatchGlob: one
 	// element per *, ** for any depth, hidden names must be named) that
-	// neither write nor edit may touch, nor a bash redirection or tee.
+	// neither write nor edit may touch, nor a bash redirection or tee, nor
+	// an MCP server's tool through its path argument.
 	ForbiddenPaths []string `json:"forbiddenPaths"`
 }
 
@@ -49,6 +50,17 @@ func (p ToolPolicy) Check(tool string, input json.RawMessage, cwd string) string
 		}
 	case "bash":
 		return p.checkScript(str("command"), cwd)
+	default:
+		// An MCP server's tool (mcp__<server>__<tool>): pi cannot know
+		// whether it writes, so a path argument in a forbidden place is
+		// refused whatever the tool does with it.
+		if strings.HasPrefix(tool, "mcp__") {
+			for _, k := range []string{"path", "file", "filePath", "filename"} {
+				if g := p.forbidden(str(k), cwd); g != "" {
+					return "the MCP tool " + tool + " may not touch " + str(k) + ": the path is forbidden by the team's policy (" + g + ")"
+				}
+			}
+		}
 	}
 	return ""
 }

@@ -43,6 +43,9 @@ func TestToolPolicy(t *testing.T) {
 		{"write", "src/main.go", ""},
 		{"write", "/elsewhere/.env", ""},
 		{"read", ".env", ""},
+		{"mcp__fs__write_file", "secrets/token", "secrets/**"},
+		{"mcp__fs__read_text_file", "/work/app/.env", ".env"},
+		{"mcp__fs__write_file", "src/main.go", ""},
 	}
 	for _, c := range cases {
 		key := "path"
