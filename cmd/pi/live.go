@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/mcp"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/provider"
@@ -198,6 +199,11 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	mcpm := a.startMCP(w, r, c, policy, exe, reg, runner, &closers)
 	rt = runtime.New(ctx, runner)
+	cs, cerr := compact.FromValues(w.loaded.Values, route.Provider, route.ModelID)
+	if cerr != nil {
+		fmt.Fprintf(a.stderr, "pi: warning: settings: %s (using the default)\n", esc(cerr.Error()))
+	}
+	rt.SetCompaction(cs, nil)
 	// A retried request ends with auto_retry_end after its assistant
 	// message, as the established harness reports it: success, or the
 	// final error, so a client that shows "retrying" can stop showing it.

@@ -23,6 +23,10 @@ const (
 	AutoRetryStart      = "auto_retry_start"
 	AutoRetryEnd        = "auto_retry_end"
 	QueueUpdate         = "queue_update"
+	// CompactionStart and CompactionEnd bracket a compaction; Reason is
+	// "manual", "threshold" or "overflow".
+	CompactionStart = "compaction_start"
+	CompactionEnd   = "compaction_end"
 	// AgentSettled: the session will not go on by itself (no queued
 	// messages left); Aborted says whether the run was stopped.
 	AgentSettled = "agent_settled"
@@ -93,8 +97,25 @@ type Event struct {
 	Success              bool
 	// queue_update
 	Steering, FollowUp []string
-	// agent_settled
+	// agent_settled, compaction_end
 	Aborted bool
+	// agent_end, compaction_end: the run (or prompt) is tried again
+	// after a compaction.
+	WillRetry bool
+	// compaction_*
+	Reason     string
+	Compaction *CompactionResult
+}
+
+// CompactionResult is a finished compaction as compaction_end and RPC
+// compact report it.
+type CompactionResult struct {
+	Summary              string        `json:"summary"`
+	FirstKeptEntryID     string        `json:"firstKeptEntryId"`
+	TokensBefore         int           `json:"tokensBefore"`
+	EstimatedTokensAfter int           `json:"estimatedTokensAfter"`
+	Usage                *prompt.Usage `json:"usage,omitempty"`
+	Details              any           `json:"details,omitempty"`
 }
 
 // MarshalJSON writes the event in the established harness's JSON-mode
@@ -116,7 +137,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.field("toolResults", nonNil(e.ToolResults))
 	case AgentEnd:
 		w.field("messages", nonNil(e.Messages))
-		w.field("willRetry", false)
+		w.field("willRetry", e.WillRetry)
 	case ToolExecutionStart:
 		w.field("toolCallId", e.ToolCallID)
 		w.field("toolName", e.ToolName)
@@ -150,6 +171,18 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.field("followUp", nonNilS(e.FollowUp))
 	case AgentSettled:
 		w.field("aborted", e.Aborted)
+	case CompactionStart:
+		w.field("reason", e.Reason)
+	case CompactionEnd:
+		w.field("reason", e.Reason)
+		if e.Compaction != nil {
+			w.field("result", e.Compaction)
+		}
+		w.field("aborted", e.Aborted)
+		w.field("willRetry", e.WillRetry)
+		if e.ErrorMessage != "" {
+			w.field("errorMessage", e.ErrorMessage)
+		}
 	}
 	return w.close()
 }

@@ -69,6 +69,9 @@ type Loop struct {
 	FollowUp    func() []prompt.Message
 	MaxParallel int
 	Now         func() time.Time
+	// WillRetry, when set, says whether a run that ended with err will be
+	// tried again (after a compaction): agent_end says so.
+	WillRetry func(err error, added []prompt.Message) bool
 	// Announced are messages already recorded for this run (the system
 	// message with the prompt's changes): they are emitted first, as the
 	// established harness does, and not recorded again.
@@ -116,7 +119,8 @@ func (l *Loop) Run(ctx context.Context, prompts []prompt.Message) ([]prompt.Mess
 	if l.Hooks != nil {
 		l.Hooks.AgentEnd(context.WithoutCancel(ctx), r.added)
 	}
-	r.emit(Event{Type: AgentEnd, Messages: r.added})
+	retry := err != nil && l.WillRetry != nil && l.WillRetry(err, r.added)
+	r.emit(Event{Type: AgentEnd, Messages: r.added, WillRetry: retry})
 	return r.added, err
 }
 

@@ -3,6 +3,8 @@ package compact
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/piwasm/pi/core/settings"
 )
 
 // Settings are the compaction settings of settings.json ("compaction").
@@ -110,4 +112,39 @@ func ParseBranch(raw json.RawMessage) (BranchSettings, error) {
 // context exceeds the window less the reserve.
 func (s Settings) ShouldCompact(contextTokens, contextWindow int) bool {
 	return s.Enabled && contextTokens > contextWindow-s.ReserveTokens
+}
+
+// FromValues reads the compaction settings for provider/modelID from the
+// settings model (user and project files merged); values may be nil.
+func FromValues(values *settings.Settings, provider, modelID string) (Settings, error) {
+	if values == nil {
+		return Defaults, nil
+	}
+	obj := map[string]json.RawMessage{}
+	for _, k := range []string{"enabled", "reserveTokens", "keepRecentTokens"} {
+		if v, ok := values.Lookup("compaction." + k); ok {
+			obj[k] = v.Raw
+		}
+	}
+	if o := values.MergedObject("compaction.modelOverrides"); len(o) > 0 {
+		raw, _ := json.Marshal(o)
+		obj["modelOverrides"] = raw
+	}
+	raw, _ := json.Marshal(obj)
+	return Parse(raw, provider, modelID)
+}
+
+// BranchFromValues reads the branch-summary settings.
+func BranchFromValues(values *settings.Settings) (BranchSettings, error) {
+	if values == nil {
+		return BranchDefaults, nil
+	}
+	obj := map[string]json.RawMessage{}
+	for _, k := range []string{"reserveTokens", "skipPrompt"} {
+		if v, ok := values.Lookup("branchSummary." + k); ok {
+			obj[k] = v.Raw
+		}
+	}
+	raw, _ := json.Marshal(obj)
+	return ParseBranch(raw)
 }

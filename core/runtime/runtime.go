@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
@@ -53,6 +54,10 @@ type Runtime struct {
 	lastErr               error
 	aborting              bool
 	navigating            bool // a move in the session tree is writing its summary
+	compaction            compact.Settings
+	compactHook           CompactionHook
+	// overflowTried: this prompt's one compact-and-retry is spent.
+	overflowTried bool
 
 	subMu   sync.Mutex
 	subs    map[int]func(agent.Event)
@@ -69,12 +74,18 @@ type queued struct {
 // New wraps runner. ctx bounds every run (cancel it to stop the session
 // for good). The runtime takes over runner.Emit, Steer and FollowUp.
 func New(ctx context.Context, runner *session.Runner) *Runtime {
-	rt := &Runtime{base: ctx, runner: runner, steerMode: OneAtATime, followMode: OneAtATime, subs: map[int]func(agent.Event){}}
+	rt := &Runtime{base: ctx, runner: runner, steerMode: OneAtATime, followMode: OneAtATime, subs: map[int]func(agent.Event){}, compaction: compact.Defaults}
 	rt.idle = make(chan struct{})
 	close(rt.idle)
 	runner.Emit = rt.emit
 	runner.Steer = func() []prompt.Message { return rt.drain(&rt.steer, rt.steerMode) }
 	runner.FollowUp = func() []prompt.Message { return rt.drain(&rt.follow, rt.followMode) }
+	runner.WillRetry = rt.recoverable
+	runner.BetweenTurns = func(ctx context.Context, _ *session.Transcript) {
+		if rt.overThreshold() {
+			rt.compact(ctx, ReasonThreshold, "", false)
+		}
+	}
 	rt.messages = branchMessages(runner.Transcript)
 	return rt
 }
@@ -236,8 +247,30 @@ func (rt *Runtime) startLocked(q queued) {
 // run works until nothing is left: the line, then whatever a run left in
 // the queues (a steering message typed as the last turn ended).
 func (rt *Runtime) run(ctx context.Context, q queued) {
+	rt.mu.Lock()
+	rt.overflowTried = false
+	rt.mu.Unlock()
+	if rt.overThreshold() {
+		rt.compact(ctx, ReasonThreshold, "", false)
+	}
 	for {
 		turn, err := rt.runner.TurnFunneled(ctx, q.in, q.images, false)
+		if turn != nil && err != nil && ctx.Err() == nil && rt.recoverable(err, turn.Messages) {
+			// One compact-and-retry: the failed attempt leaves the
+			// context, the older part is summarised, and the run goes on
+			// from the user's message (already in the context).
+			rt.mu.Lock()
+			rt.overflowTried = true
+			rt.mu.Unlock()
+			if omitFailed(rt.runner.Transcript) == nil {
+				if _, cerr := rt.compact(ctx, ReasonOverflow, "", true); cerr == nil {
+					if again, rerr := rt.runner.Continue(ctx); again != nil {
+						again.Input = turn.Input
+						turn, err = again, rerr
+					}
+				}
+			}
+		}
 		rt.mu.Lock()
 		if turn != nil {
 			rt.last = turn
@@ -255,6 +288,15 @@ func (rt *Runtime) run(ctx context.Context, q queued) {
 			rt.steer = append([]queued{next}, rt.steer...)
 		}
 		aborted := errors.Is(err, agent.ErrAborted) || rt.aborting
+		rt.mu.Unlock()
+		// After the run, as the established harness does: compact when the
+		// context grew past the threshold. It happens before agent_settled
+		// (that harness reports it just after), so a client that sends
+		// the next prompt on agent_settled finds the session idle.
+		if !aborted && ctx.Err() == nil && rt.overThreshold() {
+			rt.compact(ctx, ReasonThreshold, "", false)
+		}
+		rt.mu.Lock()
 		rt.cancel()
 		rt.running = false
 		idle := rt.idle

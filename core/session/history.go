@@ -500,11 +500,14 @@ func CurrentSystem(entries []Entry) (prompt.Message, bool) {
 	return prompt.Replay(msgs)
 }
 
-// lastContext returns the text of the latest runtime-context snapshot.
+// lastContext returns the text of the latest runtime-context snapshot
+// still in the context (one a compaction summarised away does not count,
+// so the next turn states the context again).
 func lastContext(entries []Entry) string {
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type == TypeContext {
-			return entries[i].Text
+	h := History(entries)
+	for i := len(h) - 1; i >= 0; i-- {
+		if n := h[i].Entry; n >= 0 && n < len(entries) && entries[n].Type == TypeContext {
+			return entries[n].Text
 		}
 	}
 	return ""

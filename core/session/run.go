@@ -53,6 +53,16 @@ type Runner struct {
 	// session (an MCP server's) join the selection and catalog here. It
 	// may wait, bounded, for them.
 	Refresh func(ctx context.Context, o prompt.Options) prompt.Options
+	// BetweenTurns, when set, runs before each request of a run but the
+	// first (after a tool batch's results are recorded): the runtime
+	// compacts there when the context has grown past its threshold.
+	BetweenTurns func(ctx context.Context, tr *Transcript)
+	// WillRetry, when set, says whether a run that ended with err will be
+	// tried again (overflow recovery); agent_end reports it.
+	WillRetry func(err error, added []prompt.Message) bool
+
+	// last is the prompt of the latest run, which Continue goes on with.
+	last *Prepared
 }
 
 // ModelFunc answers a request in place of a provider: the replay provider
@@ -154,6 +164,25 @@ func (r *Runner) TurnFunneled(ctx context.Context, in Funneled, images []prompt.
 		return nil, errors.New("no model client configured")
 	}
 	t.Sent = true
+	r.last = p
+	return r.runLoop(ctx, tr, p, t, []prompt.Message{user})
+}
+
+// Continue runs the loop again on the transcript as it stands, with the
+// prompt of the latest run and no new message: what a run retried after a
+// compaction does (the user's message is already in the context).
+func (r *Runner) Continue(ctx context.Context) (*Turn, error) {
+	if r.last == nil {
+		return nil, errors.New("nothing to continue: no run yet")
+	}
+	if r.Client == nil && r.Model == nil {
+		return nil, errors.New("no model client configured")
+	}
+	t := &Turn{Prepared: r.last, Sent: true}
+	return r.runLoop(ctx, r.Transcript, r.last, t, nil)
+}
+
+func (r *Runner) runLoop(ctx context.Context, tr *Transcript, p *Prepared, t *Turn, prompts []prompt.Message) (*Turn, error) {
 	loop := &agent.Loop{
 		Model:       &model{r: r, tr: tr, p: p, t: t},
 		Tools:       r.Tools,
@@ -163,6 +192,7 @@ func (r *Runner) TurnFunneled(ctx context.Context, in Funneled, images []prompt.
 		Now:         r.Now,
 		Steer:       r.Steer,
 		FollowUp:    r.FollowUp,
+		WillRetry:   r.WillRetry,
 		Record: func(m prompt.Message) error {
 			return tr.Append(Entry{Type: TypeMessage, Message: &m})
 		},
@@ -173,7 +203,7 @@ func (r *Runner) TurnFunneled(ctx context.Context, in Funneled, images []prompt.
 	if t.Patch != nil {
 		loop.Announced = []prompt.Message{*t.Patch}
 	}
-	msgs, err := loop.Run(ctx, []prompt.Message{user})
+	msgs, err := loop.Run(ctx, prompts)
 	t.Messages = msgs
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "assistant" {
@@ -233,14 +263,19 @@ func (r *Runner) request(tr *Transcript, p *Prepared) provider.Request {
 // request in the transcript, projects the transcript into it and streams
 // the reply.
 type model struct {
-	r  *Runner
-	tr *Transcript
-	p  *Prepared
-	t  *Turn
+	r     *Runner
+	tr    *Transcript
+	p     *Prepared
+	t     *Turn
+	calls int
 }
 
 func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit func(agent.Delta)) (prompt.Message, error) {
 	r, tr, p := m.r, m.tr, m.p
+	if m.calls > 0 && r.BetweenTurns != nil {
+		r.BetweenTurns(ctx, tr)
+	}
+	m.calls++
 	// The declarations are re-checked before every request: a tool that
 	// vanished (an extension reloaded) must not stay declared.
 	if err := r.checkDeclared(p.Assembly); err != nil {
@@ -302,6 +337,18 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 		return out, errors.New(out.ErrorMessage)
 	}
 	return out, nil
+}
+
+// Complete sends one request on the runner's route (or to its Model) and
+// returns the whole answer: what a compaction's summary request uses.
+func (r *Runner) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	if r.Model != nil {
+		return r.Model(ctx, req, func(provider.StreamEvent) {})
+	}
+	if r.Client == nil {
+		return provider.Response{}, errors.New("no model client configured")
+	}
+	return r.Client.StreamEvents(ctx, r.Route, req, func(provider.StreamEvent) {})
 }
 
 // scrub keeps a forced prompt out of an error message that quotes the

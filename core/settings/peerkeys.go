@@ -58,10 +58,10 @@ func peerKeys() []Key {
 		// Sessions and context.
 		{Name: "sessionDir", Kind: String},
 		{Name: "sessionShareDestination", Kind: String, Enum: []string{"auto", "gist", "radius"}, Default: `"auto"`, Status: Applied},
-		{Name: "compaction.enabled", Kind: Bool, Default: "true"},
-		{Name: "compaction.reserveTokens", Kind: Int, Default: "16384"},
-		{Name: "compaction.keepRecentTokens", Kind: Int, Default: "20000"},
-		{Name: "compaction.modelOverrides", Kind: Object},
+		{Name: "compaction.enabled", Kind: Bool, Default: "true", Scope: GlobalOnly, Status: Applied},
+		{Name: "compaction.reserveTokens", Kind: Int, Default: "16384", Status: Applied},
+		{Name: "compaction.keepRecentTokens", Kind: Int, Default: "20000", Status: Applied},
+		{Name: "compaction.modelOverrides", Kind: Object, Status: Applied},
 		{Name: "branchSummary.reserveTokens", Kind: Int, Default: "16384"},
 		{Name: "branchSummary.skipPrompt", Kind: Bool, Default: "false"},
 
