@@ -56,3 +56,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
+
+// chroma with its embedded lexers and styles loaded on first use instead of
+// at package initialisation (see third_party/chroma/PI-PATCH.md).
+replace github.com/alecthomas/chroma/v2 => ./third_party/chroma

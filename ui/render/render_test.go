@@ -117,3 +117,27 @@ func TestHideThinkingFoldsIt(t *testing.T) {
 		t.Errorf("folded thinking:\n%s", out)
 	}
 }
+
+// Code blocks are highlighted: the highlighter's lexers and styles load on
+// first use (third_party/chroma/PI-PATCH.md) and still colour a keyword
+// apart from the rest of its line.
+func TestMarkdownHighlightsCode(t *testing.T) {
+	// Python's lexer is one of the embedded XML ones.
+	out := NewMarkdown(60, "dark").Render("```python\ndef slug(n):\n    return \"0\"\n```\n")
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "def") {
+			continue
+		}
+		seqs := map[string]bool{}
+		for _, part := range strings.Split(line, "\x1b[")[1:] {
+			if i := strings.IndexByte(part, 'm'); i >= 0 {
+				seqs[part[:i]] = true
+			}
+		}
+		if len(seqs) < 3 {
+			t.Fatalf("the code line has %d distinct colours, want a highlighted line: %q", len(seqs), line)
+		}
+		return
+	}
+	t.Fatalf("no code line in %q", out)
+}
