@@ -220,3 +220,19 @@ func TestSettingsRetryAndIdleTimeout(t *testing.T) {
 		t.Errorf("httpIdleTimeoutMs: exit %d, stderr %s", code, errs)
 	}
 }
+
+// httpProxy sends model requests through the proxy it names.
+func TestSettingsHTTPProxy(t *testing.T) {
+	c := newCLI(t)
+	s := &scripted.Server{Replies: []scripted.Reply{{Text: "via proxy"}}}
+	proxy := httptest.NewServer(s)
+	t.Cleanup(proxy.Close)
+	writeFiles(t, c.agentDir, map[string]string{
+		"settings.json": `{"httpProxy":"` + proxy.URL + `","retry":{"enabled":false}}`,
+		"models.json":   `{"providers":{"mock":{"baseUrl":"http://model.invalid/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"}]}}}`,
+	})
+	out, errs, code := c.run("-p", "--no-session", "--cwd", t.TempDir(), "hi")
+	if code != 0 || out != "via proxy\n" || s.Served() != 1 {
+		t.Fatalf("exit %d, out %q, served %d, stderr %s", code, out, s.Served(), errs)
+	}
+}
