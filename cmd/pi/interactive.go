@@ -51,10 +51,10 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", PickSession: r.resume,
 		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
 		Sessions: func() ([]ui.SessionInfo, error) {
-			return listSessions(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, 20)
+			return listSessions(a.sessionsDir(ls.world.loaded), 20)
 		},
 		NewSession: func() error {
-			tr, err := a.freshTranscript(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, r.noSession)
+			tr, err := a.freshTranscript(a.sessionsDir(ls.world.loaded), ls.world.loaded.Cwd, r.noSession)
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return "", fmt.Errorf("%s cannot be changed from /settings", name)
 		},
 		ImportSession: func(path string) (string, error) {
-			stored, tr, err := importSession(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, path)
+			stored, tr, err := importSession(a.sessionsDir(ls.world.loaded), ls.world.loaded.Cwd, path)
 			if err != nil {
 				return "", err
 			}
@@ -283,9 +283,8 @@ func countChange(what string, before, after int) []string {
 	return []string{fmt.Sprintf("%s: %d → %d", what, before, after)}
 }
 
-// listSessions lists cwd's sessions, newest first, at most n.
-func listSessions(agentDir, cwd string, n int) ([]ui.SessionInfo, error) {
-	dir := session.Dir(agentDir, cwd)
+// listSessions lists the sessions in dir (cwd's), newest first, at most n.
+func listSessions(dir string, n int) ([]ui.SessionInfo, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

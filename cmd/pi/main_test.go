@@ -17,6 +17,7 @@ type cli struct {
 	t        *testing.T
 	agentDir string
 	home     string
+	env      map[string]string // further environment variables
 }
 
 func newCLI(t *testing.T) *cli {
@@ -31,6 +32,9 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	a := &app{
 		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
 		getenv: func(k string) string {
+			if v, ok := c.env[k]; ok {
+				return v
+			}
 			if k == "PI_CODING_AGENT_DIR" {
 				return c.agentDir
 			}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool/builtin"
 	"path/filepath"
 	"strings"
@@ -54,4 +56,29 @@ func (a *app) shellSettings(v *settings.Settings) (builtin.Shell, string) {
 		path = filepath.Join(a.home, path[1:])
 	}
 	return builtin.BashShell{Path: path}, v.String("shellCommandPrefix")
+}
+
+// sessionsDir is where this run's sessions are kept: the directory
+// PI_CODING_AGENT_SESSION_DIR names (a leading "~" expanded), else the
+// settings' sessionDir (relative to the working directory), else the agent
+// dir's sessions/<cwd>/ folder. A custom directory holds the sessions of
+// every working directory side by side, as the established harness keeps
+// them; each file's header says which directory it belongs to.
+func (a *app) sessionsDir(l *resources.Loaded) string {
+	expand := func(p string) string {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			return filepath.Join(a.home, p[1:])
+		}
+		if !filepath.IsAbs(p) {
+			return filepath.Join(l.Cwd, p)
+		}
+		return filepath.Clean(p)
+	}
+	if d := a.getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
+		return expand(d)
+	}
+	if d := l.Values.String("sessionDir"); d != "" {
+		return expand(d)
+	}
+	return session.Dir(l.AgentDir, l.Cwd)
 }

@@ -39,7 +39,7 @@ func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 	return rpc.Host{
 		Runtime: ls.rt,
 		NewSession: func() error {
-			return switchTo(a.freshTranscript(agentDir, cwd, r.noSession))
+			return switchTo(a.freshTranscript(a.sessionsDir(ls.world.loaded), cwd, r.noSession))
 		},
 		OpenSession: func(path string) error {
 			return switchTo(session.OpenAppend(path))
@@ -87,6 +87,6 @@ func (a *app) resolveModel(agentDir, prov, id string) (provider.Route, error) {
 
 // freshTranscript starts a new session file for cwd (in memory with
 // --no-session).
-func (a *app) freshTranscript(agentDir, cwd string, noSession bool) (*session.Transcript, error) {
-	return a.openSession(agentDir, cwd, &runFlags{noSession: noSession})
+func (a *app) freshTranscript(dir, cwd string, noSession bool) (*session.Transcript, error) {
+	return a.openSession(dir, cwd, &runFlags{noSession: noSession})
 }

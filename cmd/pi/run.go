@@ -346,7 +346,7 @@ func (a *app) route(l *resources.Loaded, r *runFlags) (provider.Route, error) {
 	return provider.Route{}, fmt.Errorf("model: %w", err)
 }
 
-func (a *app) openSession(agentDir, cwd string, r *runFlags) (*session.Transcript, error) {
+func (a *app) openSession(dir, cwd string, r *runFlags) (*session.Transcript, error) {
 	id, err := session.NewID()
 	if err != nil {
 		return nil, err
@@ -357,7 +357,7 @@ func (a *app) openSession(agentDir, cwd string, r *runFlags) (*session.Transcrip
 	}
 	path := r.sessionFile
 	if r.cont {
-		if path, err = session.Latest(agentDir, cwd); err != nil {
+		if path, err = session.LatestIn(dir, cwd); err != nil {
 			return nil, err
 		}
 	}
@@ -383,7 +383,7 @@ func (a *app) openSession(agentDir, cwd string, r *runFlags) (*session.Transcrip
 	case path != "":
 		return session.Create(path, header)
 	}
-	return session.Create(session.NewPath(agentDir, cwd, id, time.Now()), header)
+	return session.Create(session.NewPathIn(dir, id, time.Now()), header)
 }
 
 // eventWriter prints JSON lines for --mode json: one record per line, LF

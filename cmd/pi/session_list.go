@@ -44,10 +44,20 @@ func (a *app) cmdSessionList(args []string) error {
 		return err
 	}
 	var dirs []string
-	if *all {
+	l, err := a.load(&common{cwd: cwd})
+	if err != nil {
+		return err
+	}
+	own := a.sessionsDir(l)
+	switch {
+	case !*all:
+		dirs = []string{own}
+	case own != session.Dir(l.AgentDir, cwd):
+		// A sessions directory of its own (sessionDir) holds every
+		// directory's sessions.
+		dirs = []string{own}
+	default:
 		dirs, _ = filepath.Glob(filepath.Join(a.agentDir(), "sessions", "*"))
-	} else {
-		dirs = []string{session.Dir(a.agentDir(), cwd)}
 	}
 	list := []sessionSummary{}
 	for _, d := range dirs {

@@ -236,3 +236,42 @@ func TestSettingsHTTPProxy(t *testing.T) {
 		t.Fatalf("exit %d, out %q, served %d, stderr %s", code, out, s.Served(), errs)
 	}
 }
+
+// sessionDir keeps sessions in a directory of its own (relative to the
+// working directory); PI_CODING_AGENT_SESSION_DIR overrides it; -c and
+// pi session list find them there.
+func TestSettingsSessionDir(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "one"}, {Text: "two"}, {Text: "three"}})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"sessionDir":"my-sessions"}`})
+	if _, errs, code := c.run("-p", "--cwd", proj, "first"); code != 0 {
+		t.Fatal(errs)
+	}
+	files, _ := filepath.Glob(filepath.Join(proj, "my-sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("sessions in sessionDir: %v", files)
+	}
+	if n, _ := filepath.Glob(filepath.Join(c.agentDir, "sessions", "*", "*.jsonl")); len(n) != 0 {
+		t.Fatalf("a session was still written under the agent dir: %v", n)
+	}
+	if _, errs, code := c.run("-p", "--cwd", proj, "-c", "second"); code != 0 {
+		t.Fatal(errs)
+	}
+	if again, _ := filepath.Glob(filepath.Join(proj, "my-sessions", "*.jsonl")); len(again) != 1 {
+		t.Fatalf("-c did not continue the session in sessionDir: %v", again)
+	}
+	out, _, _ := c.run("session", "list", "--cwd", proj, "--json")
+	if !strings.Contains(out, filepath.Base(files[0])) {
+		t.Errorf("pi session list: %s", out)
+	}
+
+	envDir := filepath.Join(t.TempDir(), "env-sessions")
+	c.env = map[string]string{"PI_CODING_AGENT_SESSION_DIR": envDir}
+	if _, errs, code := c.run("-p", "--cwd", proj, "third"); code != 0 {
+		t.Fatal(errs)
+	}
+	if got, _ := filepath.Glob(filepath.Join(envDir, "*.jsonl")); len(got) != 1 {
+		t.Fatalf("PI_CODING_AGENT_SESSION_DIR: %v", got)
+	}
+}

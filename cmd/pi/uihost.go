@@ -22,7 +22,7 @@ import (
 // taken, never overwriting) and opens the copy, which checks it as
 // --session would. A file already among them is opened in place. A copy
 // that does not open is removed again.
-func importSession(agentDir, cwd, src string) (string, *session.Transcript, error) {
+func importSession(dir, cwd, src string) (string, *session.Transcript, error) {
 	if !filepath.IsAbs(src) {
 		src = filepath.Join(cwd, src)
 	}
@@ -36,7 +36,6 @@ func importSession(agentDir, cwd, src string) (string, *session.Transcript, erro
 	if fi.Size() > maxImportBytes {
 		return "", nil, fmt.Errorf("%s is %d MiB; sessions over %d MiB are not imported", src, fi.Size()>>20, maxImportBytes>>20)
 	}
-	dir := session.Dir(agentDir, cwd)
 	if filepath.Dir(src) == dir {
 		tr, err := session.OpenAppend(src)
 		return src, tr, err

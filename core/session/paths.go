@@ -40,8 +40,14 @@ func NewID() (string, error) {
 
 // NewPath returns the file name of a new session started at now.
 func NewPath(agentDir, cwd, id string, now time.Time) string {
+	return NewPathIn(Dir(agentDir, cwd), id, now)
+}
+
+// NewPathIn returns the file name of a new session started at now in dir
+// (a sessions directory of its own: settings sessionDir).
+func NewPathIn(dir, id string, now time.Time) string {
 	stamp := now.UTC().Format("2006-01-02T15-04-05.000Z")
-	return filepath.Join(Dir(agentDir, cwd), stamp+"_"+id+".jsonl")
+	return filepath.Join(dir, stamp+"_"+id+".jsonl")
 }
 
 // Latest returns the most recent session file of cwd, or "" when there is
@@ -49,7 +55,11 @@ func NewPath(agentDir, cwd, id string, now time.Time) string {
 // latest; a file whose header names another directory (two directories can
 // share a folder name) is passed over.
 func Latest(agentDir, cwd string) (string, error) {
-	dir := Dir(agentDir, cwd)
+	return LatestIn(Dir(agentDir, cwd), cwd)
+}
+
+// LatestIn is [Latest] over the sessions in dir.
+func LatestIn(dir, cwd string) (string, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return "", nil

@@ -56,7 +56,7 @@ func peerKeys() []Key {
 		{Name: "codemode.inlineBudget", Kind: Int, Default: "3000", Status: NotApplicable, Note: "pi has no codemode tool"},
 
 		// Sessions and context.
-		{Name: "sessionDir", Kind: String},
+		{Name: "sessionDir", Kind: String, Status: Applied},
 		{Name: "sessionShareDestination", Kind: String, Enum: []string{"auto", "gist", "radius"}, Default: `"auto"`, Status: Applied},
 		{Name: "compaction.enabled", Kind: Bool, Default: "true", Scope: GlobalOnly, Status: Applied},
 		{Name: "compaction.reserveTokens", Kind: Int, Default: "16384", Status: Applied},
