@@ -11,7 +11,11 @@ func newProcessGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	// A command the sandbox starts already leads a session of its own,
+	// and with it a process group; setpgid would fail there.
+	if !cmd.SysProcAttr.Setsid {
+		cmd.SysProcAttr.Setpgid = true
+	}
 }
 
 // killGroup sends SIGTERM (or SIGKILL) to the process group the server leads.

@@ -35,8 +35,8 @@ func (p *Policy) Narrow(roots []Root, network bool) *Policy {
 // Program returns the command that runs argv (a program and its
 // arguments; the program is looked up in PATH) under p: through pi's
 // helper when p confines commands, directly otherwise. exe is the pi
-// executable, as for [Shell]. The caller sets Dir, Env, pipes and process
-// attributes.
+// executable, as for [Shell]. The caller sets Dir, Env and pipes; a
+// confined command already leads a session (and process group) of its own.
 func (p *Policy) Program(exe string, argv []string) (*exec.Cmd, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("sandbox: no program to run")
@@ -47,9 +47,18 @@ func (p *Policy) Program(exe string, argv []string) (*exec.Cmd, error) {
 	if exe == "" {
 		return nil, errors.New("sandbox: no pi executable to start the confining helper")
 	}
-	js, err := json.Marshal(p.spec())
+	sp := p.spec()
+	js, err := json.Marshal(sp)
 	if err != nil {
 		return nil, err
 	}
-	return exec.Command(exe, append([]string{HelperArg, string(js), "--"}, argv...)...), nil
+	cmd := exec.Command(exe, append([]string{HelperArg, string(js), "--"}, argv...)...)
+	// As for bash: a session of its own (so also a process group), and the
+	// mount namespace the helper's protected paths and read deny list are
+	// applied in.
+	detach(cmd)
+	if sp.Namespace {
+		setNamespaces(cmd)
+	}
+	return cmd, nil
 }
