@@ -16,7 +16,7 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 // docs/configuration.md has the same list for users.
 func peerKeys() []Key {
 	const (
-		noPackages = "pi has no npm or git package manager; pi ext install adds WASM extensions"
+		noPackages = "pi installs WASM extension packages with pi install, fetching with the npm and git commands as they are configured"
 		noFull     = "pi's full-screen mode (--fullscreen) has no such control"
 	)
 	return []Key{
@@ -111,7 +111,7 @@ func peerKeys() []Key {
 		{Name: "selfUpdateCommand", Kind: Strings, Scope: GlobalOnly, Status: NotApplicable, Note: "pi does not update itself"},
 
 		// Resources. core/resources checks extensions, skills and prompts.
-		{Name: "packages", Kind: List, Note: noPackages},
+		{Name: "packages", Kind: List, Status: Applied, Note: "a trusted project's list is what pi install installs with no arguments; pi keeps its own installs in pi-packages.json"},
 		{Name: "extensions", Kind: Any, Status: Applied, Note: "paths of WASM extension packages"},
 		{Name: "skills", Kind: Any, Status: Applied},
 		{Name: "prompts", Kind: Any, Status: Applied},
