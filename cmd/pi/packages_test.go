@@ -257,4 +257,3 @@ func TestInstallNpmPackageAndUpdate(t *testing.T) {
 		t.Errorf("pinned install: exit %d\n%s", code, out)
 	}
 }
-
