@@ -96,6 +96,9 @@ type Policy struct {
 
 	enforcement Enforcement
 	cwd         string // resolved working tree, for Explain's relative paths
+	// missing are the protected paths that did not exist at Build, for
+	// sweepCreated (commands in workspace mode only).
+	missing []string
 	// prefixes are the resolved roots with a trailing separator, for
 	// CheckWrite's allocation-free prefix test.
 	prefixes []string
@@ -172,6 +175,7 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		}
 		if in.Cwd != "" {
 			p.Protected = protectedRoots(resolve(in.Cwd), in.Home, s)
+			p.missing = missingProtected(p.Protected)
 		}
 	}
 	if p.Mode != ModeOff {

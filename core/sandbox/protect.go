@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -242,4 +243,53 @@ func protectedNote(paths []string) string {
 		paths = append(paths[:3], "…")
 	}
 	return fmt.Sprintf("The sandbox refused writing %s: a protected path (git hooks and configuration, pi's and other tools' project settings: files that make code run later or set the next run's policy are read-only in workspace mode). Do not try to work around it; if the change is needed, tell the user, who can make it themselves or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings.", strings.Join(paths, ", "))
+}
+
+// missingProtected lists the protected paths that do not exist but whose
+// directory does: the kernel cannot protect what is not there, so
+// [Policy.sweepCreated] looks for them after each command. Paths in a
+// directory that is missing too (.git/hooks without .git) are left out:
+// moving them would break what a command created as a whole, such as a
+// repository from git init.
+func missingProtected(roots []Root) []string {
+	var out []string
+	for _, r := range roots {
+		if _, err := os.Lstat(r.Path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(r.Path)); err == nil && fi.IsDir() {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// sweepCreated moves aside each protected path that did not exist when
+// the run started and exists now: a command created it (the file tools
+// refuse to), and left in place it would take effect in the next run
+// (.pi/settings.json, .envrc, .git/hooks of a repository without hooks).
+// It returns a note for the model and the user, or "".
+func (p *Policy) sweepCreated() string {
+	var moved []string
+	for _, path := range p.missing {
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		to := path + ".refused-by-pi"
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			to = fmt.Sprintf("%s.refused-by-pi.%d", path, i)
+		}
+		if err := os.Rename(path, to); err != nil {
+			moved = append(moved, fmt.Sprintf("%s (could not be moved aside: %v)", path, err))
+			continue
+		}
+		moved = append(moved, path+" (moved to "+to+")")
+	}
+	if len(moved) == 0 {
+		return ""
+	}
+	return "The sandbox refused creating " + strings.Join(moved, ", ") + ": protected paths (code that runs later, pi's project settings) cannot be created by commands in workspace mode. Do not try to work around it; if the file is needed, tell the user, who can create it or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings."
 }

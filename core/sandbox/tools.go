@@ -71,6 +71,12 @@ func (p *Policy) AnnotateBash(tools []tool.Tool) []tool.Tool {
 					res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: note})
 				}
 			}
+			if err == nil && p.Confined() && len(p.missing) > 0 {
+				if note := p.sweepCreated(); note != "" {
+					res.IsError = true
+					res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: note})
+				}
+			}
 			return res, err
 		}
 	}
