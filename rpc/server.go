@@ -34,6 +34,9 @@ type rpcCommand struct {
 	Command            string         `json:"command"`
 	ExcludeFromContext bool           `json:"excludeFromContext"`
 	Mode               string         `json:"mode"`
+	// compact and set_auto_compaction
+	CustomInstructions string `json:"customInstructions"`
+	Enabled            *bool  `json:"enabled"`
 
 	// extension_ui_response
 	Value     *string `json:"value"`
@@ -200,6 +203,8 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 		s.respond(c, map[string]any{"steering": nonNilStrings(st), "followUp": nonNilStrings(fu)}, nil)
 	case "get_state":
 		s.respond(c, s.state(), nil)
+	case "compact", "set_auto_compaction":
+		s.compaction(c)
 	case "get_messages":
 		msgs := rt.Messages()
 		if msgs == nil {
@@ -295,11 +300,11 @@ func (s *Server) state() map[string]any {
 	data := map[string]any{
 		"thinkingLevel":         "off",
 		"isStreaming":           st.Running,
-		"isCompacting":          false,
+		"isCompacting":          st.Compacting,
 		"steeringMode":          st.SteeringMode,
 		"followUpMode":          st.FollowUpMode,
 		"sessionId":             st.SessionID,
-		"autoCompactionEnabled": false,
+		"autoCompactionEnabled": s.h.Runtime.CompactionSettings().Enabled,
 		"messageCount":          st.MessageCount,
 		"pendingMessageCount":   len(st.Steering) + len(st.FollowUp),
 	}

@@ -51,6 +51,8 @@ type block struct {
 	cache    string
 	width    int
 	expanded bool
+	// compacting: a compaction is being written.
+	compacting bool
 }
 
 func (b *block) view(width int, expanded bool) string {
@@ -79,6 +81,8 @@ type Model struct {
 	printed  int // blocks already in the scrollback (inline mode)
 	expanded bool
 	scroll   int // full-screen: lines scrolled up from the bottom
+	// compacting: a compaction is being written.
+	compacting bool
 
 	// The reply being streamed and its cached rendering.
 	streaming     *prompt.Message
@@ -484,6 +488,8 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 				m.tools = m.tools[1:]
 				m.addBlock(func(w int, x bool) string { return render.ToolCall(done, x, w, m.st) })
 			}
+		case agent.CompactionStart, agent.CompactionEnd:
+			m.compactionEvent(e)
 		case agent.AutoRetryStart:
 			m.notice = fmt.Sprintf("%s; retrying (attempt %d of %d)", e.ErrorMessage, e.Attempt, e.MaxAttempts)
 		case agent.QueueUpdate:

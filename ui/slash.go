@@ -28,6 +28,7 @@ func slashCommands() []slashCommand {
 		{name: "model", args: "[name]", desc: "pick or set the model", run: (*Model).cmdModel},
 		{name: "new", desc: "start a new session", run: (*Model).cmdNew},
 		{name: "resume", desc: "resume an earlier session", run: (*Model).cmdResume},
+		{name: "compact", args: "[focus]", desc: "summarise the older messages to free context (focus: what the summary should keep)", run: (*Model).cmdCompact},
 		{name: "session", desc: "show the session file and its size", run: (*Model).cmdSession},
 		{name: "reload", desc: "re-read context files, prompts, skills, templates, settings, extensions", run: (*Model).cmdReload},
 		{name: "prompt", desc: "show the system prompt's sections and their sources", run: (*Model).cmdPrompt},
@@ -177,7 +178,7 @@ func (m *Model) unavailable(what string) tea.Cmd {
 // idle is true when the agent is not working; otherwise it says the
 // command must wait.
 func (m *Model) idle(name string) bool {
-	if m.working {
+	if m.working || m.compacting {
 		m.addNotice(name + " needs the agent to be idle: wait, or press esc to abort")
 		return false
 	}

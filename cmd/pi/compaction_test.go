@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/piwasm/pi/internal/scripted"
 )
@@ -75,5 +76,82 @@ func TestOverflowRecoveryExitsZero(t *testing.T) {
 		if !strings.Contains(show, want) {
 			t.Errorf("session show lacks %s:\n%s", want, show)
 		}
+	}
+}
+
+// TestRPCCompact: set_auto_compaction turns automatic compaction off (and
+// get_state says so); compact with customInstructions summarises with that
+// focus, answers with the result and reports compaction_start/_end
+// (reason manual); get_messages then starts with the summary.
+func TestRPCCompact(t *testing.T) {
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "One."}, {Text: "Two."}, {Text: "## Goal\nFOCUSED"}})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"compaction":{"keepRecentTokens":4}}`})
+	rc := startRPC(t, c)
+	rc.send(`{"id":"a","type":"set_auto_compaction","enabled":false}`)
+	if r := rc.response("a"); r["success"] != true {
+		t.Fatalf("set_auto_compaction: %v", r)
+	}
+	rc.send(`{"id":"st","type":"get_state"}`)
+	if st := rc.response("st")["data"].(map[string]any); st["autoCompactionEnabled"] != false || st["isCompacting"] != false {
+		t.Fatalf("state: %v", st)
+	}
+	for _, id := range []string{"p1", "p2"} {
+		rc.send(`{"id":"` + id + `","type":"prompt","message":"message ` + id + `"}`)
+		rc.response(id)
+		rc.event("agent_settled")
+	}
+	rc.send(`{"id":"c","type":"compact","customInstructions":"focus on the tests"}`)
+	start := rc.event("compaction_start")
+	r := rc.response("c")
+	if start["reason"] != "manual" || r["success"] != true {
+		t.Fatalf("compact: %v %v", start, r)
+	}
+	data := r["data"].(map[string]any)
+	if data["summary"] != "## Goal\nFOCUSED" || data["firstKeptEntryId"] == "" {
+		t.Fatalf("compact result: %v", data)
+	}
+	reqs := s.Requests()
+	if last := string(reqs[len(reqs)-1]); !strings.Contains(last, `Additional focus: focus on the tests`) {
+		t.Fatalf("the focus did not reach the summary request: %s", last)
+	}
+	rc.send(`{"id":"m","type":"get_messages"}`)
+	msgs := rc.response("m")["data"].(map[string]any)["messages"].([]any)
+	if first := msgs[0].(map[string]any); first["role"] != "compactionSummary" || first["summary"] != "## Goal\nFOCUSED" {
+		t.Fatalf("messages after compaction: %v", msgs)
+	}
+	rc.in.Close()
+}
+
+// TestInteractiveCompact: /compact focus on the tests in the terminal UI
+// compacts (it is not sent to the model as a message), the focus reaches
+// the summary request, and the UI shows the compaction with its summary
+// one ctrl+o away.
+func TestInteractiveCompact(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Text: "First answer."},
+		{Text: "Second answer."},
+		{Text: "## Goal\nKEEP THE TESTS GREEN"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"compaction":{"keepRecentTokens":6}}`})
+	tm := startTerminal(t, c, proj, "--fullscreen", "--cwd", proj)
+	tm.waitFor("Ask pi")
+	tm.typeLine("first question")
+	tm.waitFor("First answer.")
+	tm.typeLine("second question")
+	tm.waitFor("Second answer.")
+	tm.typeLine("/compact focus on the tests")
+	tm.waitFor("compacted (manual)")
+	reqs := srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[2]), "Additional focus: focus on the tests") {
+		t.Fatalf("no summary request with the focus (%d requests): %s", len(reqs), reqs[len(reqs)-1])
+	}
+	tm.press("\x0f") // ctrl+o
+	tm.waitFor("KEEP THE TESTS GREEN")
+	tm.typeLine("/quit")
+	if !tm.exited(30 * time.Second) {
+		t.Fatalf("/quit did not quit:\n%s", tm.screen())
 	}
 }

@@ -66,6 +66,11 @@ func (rt *Runtime) Compact(focus string) (*agent.CompactionResult, error) {
 	rt.mu.Lock()
 	cancel()
 	rt.running = false
+	if q, ok := rt.popLocked(); ok {
+		// A line typed while the summary was written runs now.
+		rt.queueChangedLocked()
+		rt.startLocked(q)
+	}
 	rt.mu.Unlock()
 	close(idle)
 	return res, err
@@ -78,7 +83,13 @@ func (rt *Runtime) compact(ctx context.Context, reason, focus string, willRetry 
 	s, hook := rt.compaction, rt.compactHook
 	tr := rt.runner.Transcript
 	r := rt.runner
+	rt.compacting = true
 	rt.mu.Unlock()
+	defer func() {
+		rt.mu.Lock()
+		rt.compacting = false
+		rt.mu.Unlock()
+	}()
 	branch := tr.Branch()
 	p := compact.Prepare(branch, s.KeepRecentTokens, reason == ReasonOverflow)
 	rt.emit(agent.Event{Type: agent.CompactionStart, Reason: reason})

@@ -58,6 +58,7 @@ type Runtime struct {
 	compactHook           CompactionHook
 	// overflowTried: this prompt's one compact-and-retry is spent.
 	overflowTried bool
+	compacting    bool
 
 	subMu   sync.Mutex
 	subs    map[int]func(agent.Event)
@@ -490,6 +491,8 @@ type State struct {
 	FollowUp     []string
 	SteeringMode string
 	FollowUpMode string
+	// Compacting: a compaction is being written.
+	Compacting bool
 	// ContextTokens is the last assistant message's token count (input,
 	// output and cache): what the conversation fills of the window.
 	ContextTokens int
@@ -500,7 +503,7 @@ func (rt *Runtime) State() State {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	s := State{
-		Running: rt.running, Route: rt.runner.Route,
+		Running: rt.running && !rt.compacting, Compacting: rt.compacting, Route: rt.runner.Route,
 		MessageCount: len(rt.messages),
 		Steering:     texts(rt.steer), FollowUp: texts(rt.follow),
 		SteeringMode: rt.steerMode, FollowUpMode: rt.followMode,
