@@ -249,3 +249,67 @@ func TestMCPToolsAreGuarded(t *testing.T) {
 		}
 	}
 }
+
+// A stdio server runs confined like bash, under its own policy: the MCP
+// project's filesystem server may not write the project (outside its
+// state directory and the temp dir), the Go server may write its state
+// directory but not open a TCP socket without a network grant; the kernel
+// refuses, the model reads the error, the session goes on.
+func TestMCPStdioServersAreConfined(t *testing.T) {
+	filesystem := referenceServer(t, "filesystem")
+	c := newCLI(t)
+	tmp := filepath.Join(c.home, "tmp")
+	proj := filepath.Join(c.home, "proj")
+	writeFiles(t, proj, map[string]string{"README": "x"})
+	writeFiles(t, tmp, map[string]string{".keep": ""})
+	state := filepath.Join(c.agentDir, "mcp", "go")
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{
+			{ID: "c1", Name: "mcp__filesystem__write_file", Args: json.RawMessage(`{"path":"` + filepath.Join(proj, "out.txt") + `","content":"x"}`)},
+			{ID: "c2", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"` + filepath.Join(proj, "go.txt") + `","text":"x"}`)},
+			{ID: "c3", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"` + filepath.Join(state, "ok.txt") + `","text":"x"}`)},
+			{ID: "c4", Name: "mcp__go__dial", Args: json.RawMessage(`{"addr":"127.0.0.1:9"}`)},
+			{ID: "c5", Name: "mcp__filesystem__read_text_file", Args: json.RawMessage(`{"path":"` + filepath.Join(proj, "README") + `"}`)},
+		}},
+		{Text: "done"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{
+		"filesystem": map[string]any{"command": "node", "args": []string{filesystem, proj}},
+		"go":         map[string]any{"command": mcpServerBin(t)},
+	})})
+	check, _, code := c.runPi([]string{"TMPDIR=" + tmp}, "sandbox", "check", "--json", "--cwd", proj)
+	if code != 0 || !strings.Contains(check, `"confined": true`) {
+		t.Skipf("the sandbox does not confine commands here: %s", check)
+	}
+	out, errs, code := c.runPi([]string{"TMPDIR=" + tmp}, "-p", "--cwd", proj, "--no-extensions", "go")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	result := func(id string, isError bool, has ...string) {
+		t.Helper()
+		m := resultOf(t, msgs, id)
+		text := textOf(m)
+		if (m.IsError != nil && *m.IsError) != isError {
+			t.Errorf("%s: isError %v, want %v: %s", id, !isError, isError, text)
+		}
+		for _, h := range has {
+			if !strings.Contains(strings.ToLower(text), strings.ToLower(h)) {
+				t.Errorf("%s: %q lacks %q", id, text, h)
+			}
+		}
+	}
+	result("c1", true, "EACCES")
+	result("c2", true, "permission denied")
+	result("c3", false, "wrote")
+	result("c4", true, "operation not permitted")
+	result("c5", false, "x")
+	for _, f := range []string{"out.txt", "go.txt"} {
+		if _, err := os.Stat(filepath.Join(proj, f)); err == nil {
+			t.Errorf("%s was written", f)
+		}
+	}
+	if len(s.Requests()) != 2 {
+		t.Errorf("the session did not go on")
+	}
+}

@@ -54,7 +54,16 @@ func applyMounts(s spec) error {
 	if !s.Namespace {
 		return nil
 	}
-	// Nothing done here may reach pi's own namespace.
+	// Nothing done here may reach pi's own namespace: a helper started
+	// without a namespace of its own (a caller that forgot setNamespaces)
+	// refuses rather than mount over pi's files, which it could as root.
+	// (From a new user namespace the parent's link is unreadable, which
+	// says as much.)
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	parent, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", os.Getppid()))
+	if err1 != nil || err2 == nil && self == parent {
+		return errors.New("not in a mount namespace of its own; refusing to mount")
+	}
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
