@@ -27,7 +27,29 @@ func (m *Model) cmdSession(string) tea.Cmd {
 	if path == "" {
 		path = "(not saved: --no-session)"
 	}
-	m.addNotice(fmt.Sprintf("session %s\n%s\n%d messages", st.SessionID, path, st.MessageCount))
+	if m.working {
+		// The transcript grows while the agent works: counts wait.
+		m.addNotice(fmt.Sprintf("session %s\n%s\n%d messages (counts and tokens when the agent is idle)", st.SessionID, path, st.MessageCount))
+		return m.flush()
+	}
+	tr := m.rt.Transcript()
+	s := tr.Stats()
+	var b strings.Builder
+	if name := tr.Name(); name != "" {
+		fmt.Fprintf(&b, "name     %s\n", name)
+	}
+	fmt.Fprintf(&b, "file     %s\nid       %s\n", path, st.SessionID)
+	fmt.Fprintf(&b, "messages %d: %d from you, %d replies, %d tool calls, %d results\n", s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls, s.ToolResults)
+	prompt := s.Tokens.Input + s.Tokens.CacheRead + s.Tokens.CacheWrite
+	fmt.Fprintf(&b, "tokens   %d in", prompt)
+	if prompt > 0 && s.Tokens.CacheRead+s.Tokens.CacheWrite > 0 {
+		fmt.Fprintf(&b, " (%.1f%% from the cache, %d written to it)", float64(s.Tokens.CacheRead)*100/float64(prompt), s.Tokens.CacheWrite)
+	}
+	fmt.Fprintf(&b, ", %d out", s.Tokens.Output)
+	if s.Cost > 0 {
+		fmt.Fprintf(&b, "\ncost     $%.3f", s.Cost)
+	}
+	m.addNotice(b.String())
 	return m.flush()
 }
 

@@ -174,3 +174,12 @@ func TestExternalEditorChoice(t *testing.T) {
 		t.Errorf("$VISUAL not used: %q", got)
 	}
 }
+
+func TestSessionShowsCounts(t *testing.T) {
+	dir := t.TempDir()
+	m := fullScreen(t, Host{Runtime: newTestRuntime(t, dir, 2), Cwd: dir})
+	press(m, "/session", "enter")
+	if v := plainView(m); !strings.Contains(v, "messages 8: 2 from you, 4 replies, 2 tool calls, 2 results") {
+		t.Errorf("/session:\n%s", v)
+	}
+}
