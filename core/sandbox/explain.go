@@ -73,6 +73,9 @@ func (p *Policy) Explain(output string, exitCode int) string {
 	} else if len(blocked) == 0 && p.Mode == ModeReadOnly && fsDeniedRe.MatchString(output) {
 		notes = append(notes, "The sandbox is read-only: commands cannot write files. If writing is needed, tell the user, who can run pi with --sandbox workspace.")
 	}
+	if note := p.denyReadNote(output); note != "" {
+		notes = append(notes, note)
+	}
 	if !p.Network && netDenied.MatchString(output) {
 		notes = append(notes, "The sandbox has the network off: commands cannot open internet sockets (IPv4/IPv6). If network access is needed, tell the user, who can run pi with --sandbox-network on or set \"network\": true under \"sandbox\" in settings.")
 	}

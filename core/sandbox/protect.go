@@ -124,7 +124,10 @@ func gitConfigPaths(file, cwd, home string) []Root {
 			if end < 0 {
 				continue
 			}
-			section = strings.ToLower(strings.Fields(strings.Trim(line[1:end], " "))[0])
+			section = ""
+			if f := strings.Fields(line[1:end]); len(f) > 0 {
+				section = strings.ToLower(f[0])
+			}
 			line = strings.TrimSpace(line[end+1:])
 			if line == "" {
 				continue
@@ -292,4 +295,20 @@ func (p *Policy) sweepCreated() string {
 		return ""
 	}
 	return "The sandbox refused creating " + strings.Join(moved, ", ") + ": protected paths (code that runs later, pi's project settings) cannot be created by commands in workspace mode. Do not try to work around it; if the file is needed, tell the user, who can create it or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings."
+}
+
+// denyReadNote is Explain's note when a failed command's output names a
+// path on the read deny list: to the command such a path looks empty or
+// missing, which a model would otherwise try to work around.
+func (p *Policy) denyReadNote(output string) string {
+	var hit []string
+	for _, r := range p.DenyRead {
+		if strings.Contains(output, r.Path) {
+			hit = append(hit, r.Path)
+		}
+	}
+	if len(hit) == 0 {
+		return ""
+	}
+	return "The sandbox hides " + strings.Join(hit, ", ") + " from commands (the read deny list: credentials), so it looks empty or missing. Do not try to work around it; if it is needed, tell the user, who can run the command themselves or remove it with \"!PATH\" in \"denyRead\" under \"sandbox\" in settings."
 }

@@ -1,0 +1,172 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func rootPaths(rs []Root) map[string]string {
+	m := map[string]string{}
+	for _, r := range rs {
+		m[r.Path] = r.Reason
+	}
+	return m
+}
+
+// The protected paths: the defaults, git's where the git directory really
+// is, core.hooksPath and included config files, and what settings add or
+// take away ("!").
+func TestProtectedRoots(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	tree := filepath.Join(home, "proj")
+	writeTree(t, tree, map[string]string{
+		".git/config": "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../shared.gitconfig\n[includeIf \"gitdir:~/w/\"]\n\tpath = ~/w.gitconfig\n",
+	})
+	cfg := filepath.Join(tree, ".git", "config")
+	raw := `{"protectedPaths": ["!.vscode", "Makefile", "~/bin", "!.git/info"]}`
+	s, err := parseSettings([]byte(raw), filepath.Join(home, "settings.json"), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rootPaths(protectedRoots(tree, home, s))
+	want := map[string]string{
+		filepath.Join(tree, ".pi"):              "default",
+		filepath.Join(tree, ".agents"):          "default",
+		filepath.Join(tree, ".claude"):          "default",
+		filepath.Join(tree, ".envrc"):           "default",
+		filepath.Join(tree, ".git/hooks"):       "default",
+		filepath.Join(tree, ".git/config"):      "default",
+		filepath.Join(tree, ".husky"):           "core.hooksPath in " + cfg,
+		filepath.Join(tree, "shared.gitconfig"): "included by " + cfg,
+		filepath.Join(home, "w.gitconfig"):      "included by " + cfg,
+		filepath.Join(tree, "Makefile"):         "settings: " + filepath.Join(home, "settings.json"),
+		filepath.Join(home, "bin"):              "settings: " + filepath.Join(home, "settings.json"),
+	}
+	for p, r := range want {
+		if got[p] != r {
+			t.Errorf("%s: reason %q, want %q", p, got[p], r)
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("unexpected protected path %s", p)
+		}
+	}
+}
+
+// In a linked worktree, git's protected paths are in the common git
+// directory (and the worktree's own config.worktree).
+func TestProtectedRootsLinkedWorktree(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	main := filepath.Join(home, "main")
+	wt := filepath.Join(home, "wt")
+	gitDir := filepath.Join(main, ".git", "worktrees", "wt")
+	writeTree(t, home, map[string]string{
+		"wt/.git":                          "gitdir: " + gitDir + "\n",
+		"main/.git/worktrees/wt/commondir": "../..\n",
+		"main/.git/config":                 "[core]\n",
+	})
+	got := rootPaths(protectedRoots(wt, home, Settings{}))
+	for _, p := range []string{filepath.Join(main, ".git", "hooks"), filepath.Join(main, ".git", "config"), filepath.Join(gitDir, "config.worktree"), filepath.Join(wt, ".pi")} {
+		if _, ok := got[p]; !ok {
+			t.Errorf("%s not protected: %v", p, got)
+		}
+	}
+}
+
+func TestCheckReadAndProtectedWrite(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	tree := filepath.Join(home, "proj")
+	agent := filepath.Join(home, ".pi", "agent")
+	s, err := parseSettings([]byte(`{"denyRead": ["~/.npmrc", "!~/.docker", "secrets"]}`), filepath.Join(home, "cfg", "settings.json"), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"workspace", "read-only", "off"} {
+		p, err := build(Inputs{Flags: Flags{Mode: mode}, Settings: s, Cwd: tree, Home: home, Tmp: filepath.Join(home, "tmp"), AgentDir: agent}, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, denied := range map[string]bool{
+			filepath.Join(home, ".ssh", "id_ed25519"):  true,
+			filepath.Join(home, ".ssh"):                true,
+			filepath.Join(home, ".sshx"):               false,
+			filepath.Join(home, ".npmrc"):              true,
+			filepath.Join(home, ".docker", "config"):   false,
+			filepath.Join(home, "cfg", "secrets", "x"): true,
+			filepath.Join(agent, "auth.json"):          true,
+			filepath.Join(agent, "models.json"):        true,
+			filepath.Join(agent, "settings.json"):      false,
+			filepath.Join(tree, "main.go"):             false,
+		} {
+			err := p.CheckRead(path)
+			if want := denied && mode != "off"; (err != nil) != want || err != nil && !errors.Is(err, ErrReadDenied) {
+				t.Errorf("%s: CheckRead(%s) = %v, want denied=%v", mode, path, err, want)
+			}
+			if err != nil && !strings.Contains(err.Error(), "denyRead") {
+				t.Errorf("refusal does not name the setting: %v", err)
+			}
+		}
+		err = p.CheckWrite(filepath.Join(tree, ".git", "hooks", "pre-commit"))
+		switch mode {
+		case "workspace":
+			if !errors.Is(err, ErrProtected) || !strings.Contains(err.Error(), "protectedPaths") {
+				t.Errorf("workspace: write to a hook: %v", err)
+			}
+			if err := p.CheckWrite(filepath.Join(tree, ".git", "index")); err != nil {
+				t.Errorf("workspace: .git/index refused: %v", err)
+			}
+			if err := p.CheckWrite(filepath.Join(tree, ".pix")); err != nil {
+				t.Errorf("workspace: .pix refused: %v", err)
+			}
+		case "off":
+			if err != nil {
+				t.Errorf("off: %v", err)
+			}
+		}
+	}
+}
+
+func TestSettingsRefuseBadPaths(t *testing.T) {
+	for _, raw := range []string{`{"denyRead": ["/"]}`, `{"denyRead": [""]}`, `{"protectedPaths": [""]}`, `{"protectedPaths": "x"}`, `{"denyRead": ["!"]}`} {
+		if _, err := parseSettings([]byte(raw), "/s.json", "/home/u"); err == nil {
+			t.Errorf("%s accepted", raw)
+		}
+	}
+}
+
+// FuzzGitConfigPaths: the loose git config reader never panics and only
+// returns clean absolute paths.
+func FuzzGitConfigPaths(f *testing.F) {
+	f.Add("[core]\n\thooksPath = .husky\n[include]\npath=x\n")
+	f.Add("[includeIf \"gitdir:/x\"] path = ~/y\n[core] hookspath=\"/abs\"")
+	f.Add("[\n]\n=\n[core\nhookspath")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data string) {
+		file := filepath.Join(dir, "config")
+		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+			t.Skip()
+		}
+		for _, r := range gitConfigPaths(file, "/work/tree", "/home/u") {
+			if !filepath.IsAbs(r.Path) || filepath.Clean(r.Path) != r.Path {
+				t.Fatalf("%q from %q", r.Path, data)
+			}
+		}
+	})
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
