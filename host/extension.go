@@ -166,6 +166,10 @@ func (e *Extension) compile(ctx context.Context) error {
 			return r.err
 		}
 		e.wrt, e.compiled = r.rt, r.c
+		// wazero keeps copies of what it needs; the file's bytes would only
+		// hold megabytes for the life of the process (read again, and
+		// checked against the hash, should they ever be needed).
+		e.pkg.wasm = nil
 		return nil
 	case <-ctx.Done():
 		abandon()

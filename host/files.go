@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -130,10 +131,16 @@ func ReadRegularFile(path string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("%d bytes, over the limit of %d", st.Size(), max)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	// Read into a buffer of the file's size (one byte more, to see growth)
+	// rather than letting io.ReadAll double its way there: modules are
+	// megabytes, and the doubling left as much again as garbage in every
+	// process that loads one.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+1))
+	_, err = buf.ReadFrom(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("over the limit of %d bytes", max)
 	}

@@ -17,12 +17,17 @@ import (
 // memoised: the files it reads count as inputs, so an unchanged project
 // need not run, or even compile, the guest at all.
 func Handler(e *Extension, store hooks.MemoStore) hooks.Handler {
-	var inner hooks.Handler = handler{e}
+	var inner hooks.Handler = handler{e: e, noMemo: store == nil}
 	inner = hooks.Memoize(inner, store)
 	return fileServer{Handler: inner, e: e}
 }
 
-type handler struct{ e *Extension }
+type handler struct {
+	e *Extension
+	// noMemo: there is no memo store, so every extension that runs each
+	// turn will have to start.
+	noMemo bool
+}
 
 func (h handler) Name() string                { return h.e.Name() }
 func (h handler) Handles(hook string) bool    { return h.e.Handles(hook) }
@@ -60,8 +65,13 @@ func (h handler) MemoIdentity() (string, bool) {
 // that means its stored result did not apply. One miss is usually an
 // extension that reads the user's input; a second one in the same run
 // suggests the project changed for everyone, so the rest are made ready in
-// the background.
+// the background. Without a memo store every one of them has to run, so
+// that starts at the first call.
 func (h handler) missed() {
+	if h.noMemo {
+		h.e.rt.Prewarm(context.WithoutCancel(context.Background()))
+		return
+	}
 	if _, pure := h.MemoIdentity(); pure && h.e.rt.misses.Add(1) == 2 {
 		h.e.rt.Prewarm(context.WithoutCancel(context.Background()))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/hooks"
 )
 
 func TestLazyLoadCompilesOnFirstCall(t *testing.T) {
@@ -86,28 +87,68 @@ func TestDigestCacheFollowsTheFile(t *testing.T) {
 
 func TestPrewarmReadiesPerTurnExtensionsOnly(t *testing.T) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, Config{AgentDir: t.TempDir(), Lazy: true})
+	rt, err := NewRuntime(ctx, Config{AgentDir: agentDir, Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	exts, diags := rt.Load(ctx, []string{examplePkg(t, "team-section"), examplePkg(t, "standup")}, nil)
-	if len(exts) != 2 {
+	// yes-no runs only for inputs starting with "?": it is queued first,
+	// so had it been warmed it would be compiled before team-section.
+	exts, diags := rt.Load(ctx, []string{examplePkg(t, "yes-no"), examplePkg(t, "team-section"), examplePkg(t, "standup")}, nil)
+	if len(exts) != 3 {
 		t.Fatal(diags)
 	}
 	rt.Prewarm(ctx)
+	waitCompiled(t, exts[1])
+	if exts[2].Compiled() {
+		t.Fatal("a command-only extension was warmed")
+	}
+	if exts[0].Compiled() {
+		t.Fatal("an extension with inputPrefixes was warmed")
+	}
+	// Ready means instantiated too: the call needs no new instance.
+	if _, err := exts[1].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitCompiled(t *testing.T, e *Extension) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for !exts[0].Compiled() {
+	for !e.Compiled() {
 		if time.Now().After(deadline) {
-			t.Fatal("team-section never warmed")
+			t.Fatalf("%s never warmed", e.Name())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if exts[1].Compiled() {
-		t.Fatal("a command-only extension was warmed")
-	}
-	// Ready means instantiated too: the call needs no new instance.
-	if _, err := exts[0].BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil); err != nil {
-		t.Fatal(err)
+}
+
+// Without a memo store every per-turn extension has to run, so the first
+// call starts the others in the background; with one, a single miss does
+// not (it is usually an extension that reads the input).
+func TestNoMemoPrewarmsAtFirstCall(t *testing.T) {
+	ctx := context.Background()
+	for _, memo := range []bool{false, true} {
+		rt, err := NewRuntime(ctx, Config{AgentDir: agentDir, Lazy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exts, diags := rt.Load(ctx, []string{examplePkg(t, "team-section"), examplePkg(t, "git-branch")}, nil)
+		if len(exts) != 2 {
+			t.Fatal(diags)
+		}
+		var store hooks.MemoStore
+		if memo {
+			store = NewDirStore(t.TempDir())
+		}
+		if _, err := Handler(exts[0], store).BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !memo {
+			waitCompiled(t, exts[1])
+		} else if exts[1].Compiled() {
+			t.Fatal("one miss warmed the others")
+		}
+		rt.Close(ctx)
 	}
 }

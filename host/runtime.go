@@ -93,9 +93,8 @@ type Runtime struct {
 }
 
 // Prewarm compiles and instantiates, in the background and in load order,
-// every extension that is not ready yet and runs on every turn (it handles
-// before_agent_start, system-prompt/assemble or input), keeping one core
-// for the caller.
+// every extension that is not ready yet and runs on every turn (see
+// runsEveryTurn), keeping one core for the caller.
 // It runs at most once per runtime. pi calls it on the second memo miss of
 // a run: a project that changed usually changes for every extension, and
 // getting them ready in parallel beats compiling each when its turn comes.
@@ -109,7 +108,7 @@ func (r *Runtime) Prewarm(ctx context.Context) {
 		for _, e := range exts {
 			// Command-only extensions run when the user types their
 			// command, not on every run: leave them cold.
-			if e.Handles(abi.HookBeforeAgentStart) || e.Handles(abi.HookAssemble) || e.Handles(abi.HookInput) {
+			if e.runsEveryTurn() {
 				queue <- e
 			}
 		}
@@ -127,6 +126,18 @@ func (r *Runtime) Prewarm(ctx context.Context) {
 		}
 		go func() { wg.Wait(); cancel() }()
 	})
+}
+
+// runsEveryTurn reports whether the extension has a hook that runs on every
+// turn: assemble, input, or before_agent_start without inputPrefixes. One
+// that runs before_agent_start only for inputs with a prefix (a "?"
+// command) is left cold: on most runs it never runs, and starting it costs
+// as much as any guest (a Go guest's compile-cache load, ~15 MiB of native
+// code); when the input does match, its own call starts it.
+func (e *Extension) runsEveryTurn() bool {
+	m := e.pkg.Manifest
+	return e.Handles(abi.HookAssemble) || e.Handles(abi.HookInput) ||
+		e.Handles(abi.HookBeforeAgentStart) && len(m.InputPrefixes) == 0
 }
 
 // compileLock returns the lock serializing compilations of one module, so
