@@ -41,7 +41,7 @@ func subcommands() []subcommand {
 		{"list", "pi list [--json]              installed packages, their sources and pinned hashes", (*app).cmdList},
 		{"config", "", notYet("config", "edit settings.json; pi resources shows the settings in force")},
 		{"mcp", "", notYet("mcp", "MCP servers are not supported yet")},
-		{"auth", "", notYet("auth", "API keys come from --api-key, auth.json or the environment")},
+		{"auth", "pi auth login|logout|status   store an API key in auth.json, remove it, list what is stored", (*app).cmdAuth},
 	}
 }
 

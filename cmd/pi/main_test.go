@@ -14,10 +14,11 @@ import (
 
 // cli runs pi in-process with an isolated agent dir and home.
 type cli struct {
-	t        *testing.T
-	agentDir string
-	home     string
-	env      map[string]string // further environment variables
+	t         *testing.T
+	agentDir  string
+	home      string
+	env       map[string]string // further environment variables
+	stdinText string            // what the next run reads on stdin
 }
 
 func newCLI(t *testing.T) *cli {
@@ -30,7 +31,7 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
 	var out, errb bytes.Buffer
 	a := &app{
-		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		stdin: strings.NewReader(c.stdinText), stdout: &out, stderr: &errb,
 		getenv: func(k string) string {
 			if v, ok := c.env[k]; ok {
 				return v

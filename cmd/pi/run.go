@@ -324,6 +324,9 @@ func (a *app) route(l *resources.Loaded, r *runFlags) (provider.Route, error) {
 	if err != nil {
 		return provider.Route{}, err
 	}
+	if models.Stored, err = a.storedKeys(l.AgentDir); err != nil {
+		return provider.Route{}, err
+	}
 	model := r.model
 	if model == "" && r.models != "" {
 		// --models without --model starts with the first model in scope.

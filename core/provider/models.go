@@ -88,6 +88,10 @@ type Models struct {
 	Found bool
 	// Providers are the configured providers, in file order.
 	Providers []ProviderConfig
+	// Stored are credentials from auth.json by provider, set by the
+	// caller: they win over models.json's apiKey and the environment
+	// (only --api-key wins over them), as in the established harness.
+	Stored map[string]StoredKey
 
 	values *valueResolver
 }
@@ -576,9 +580,23 @@ func (m *Models) providerAPI(p ProviderConfig) string {
 	return builtins()[p.Name].api
 }
 
+// StoredKey is a provider's credential from auth.json: an API key (a
+// literal, "$VAR" or "!command") or an OAuth access token (OAuth: sent as
+// a bearer token with the provider's OAuth headers).
+type StoredKey struct {
+	Key   string
+	OAuth bool
+}
+
 // hasKey reports whether the provider's key resolves without running
 // anything (commands count as configured, as in the other harness).
 func (m *Models) hasKey(provider string) bool {
+	if k, ok := m.Stored[provider]; ok && k.Key != "" {
+		return true
+	}
+	if provider == "anthropic" && (m.values.env("ANTHROPIC_AUTH_TOKEN") != "" || m.values.env("ANTHROPIC_OAUTH_TOKEN") != "") {
+		return true
+	}
 	p, _ := m.providerNamed(provider)
 	raw := p.APIKey
 	if raw == "" {
@@ -744,9 +762,24 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 	if rawKey == "" && builtin {
 		rawKey = "$" + b.keyEnv
 	}
+	stored, isStored := m.Stored[p.Name]
 	switch {
 	case apiKey != "":
 		r.APIKey = apiKey
+	case isStored && stored.OAuth:
+		r.APIKey, r.Bearer, r.OAuth = stored.Key, true, true
+	case isStored && stored.Key != "":
+		key, ok, why := m.values.resolve(stored.Key)
+		if ok {
+			r.APIKey = key
+		} else {
+			r.KeyProblem = fmt.Sprintf("the key of provider %q in auth.json is not available: %s", p.Name, why)
+		}
+	case p.Name == "anthropic" && p.APIKey == "" && m.values.env("ANTHROPIC_AUTH_TOKEN") != "":
+		// A bearer token for a gateway in front of Anthropic.
+		r.APIKey, r.Bearer = m.values.env("ANTHROPIC_AUTH_TOKEN"), true
+	case p.Name == "anthropic" && p.APIKey == "" && m.values.env("ANTHROPIC_OAUTH_TOKEN") != "":
+		r.APIKey, r.Bearer, r.OAuth = m.values.env("ANTHROPIC_OAUTH_TOKEN"), true, true
 	case rawKey != "":
 		key, ok, why := m.values.resolve(rawKey)
 		if ok {

@@ -82,8 +82,12 @@ type Route struct {
 	SamplingParams   map[string]json.RawMessage
 	KeyProblem       string
 	BearerFromConfig bool
-	AzureKeyHeader   bool
-	APIVersion       string
+	// Bearer sends the key as "Authorization: Bearer" on the Anthropic
+	// API (ANTHROPIC_AUTH_TOKEN, OAuth tokens) instead of x-api-key;
+	// OAuth adds the headers an OAuth token needs there.
+	Bearer, OAuth  bool
+	AzureKeyHeader bool
+	APIVersion     string
 }
 
 // AcceptsSystemInHistory reports whether system messages may appear after
@@ -190,14 +194,27 @@ func (r Route) header() http.Header {
 			h.Set("X-Goog-Api-Key", r.APIKey)
 		}
 	case APIAnthropicMessages:
-		if r.APIKey != "" {
+		switch {
+		case r.APIKey != "" && r.Bearer:
+			h.Set("Authorization", "Bearer "+r.APIKey)
+		case r.APIKey != "":
 			h.Set("X-Api-Key", r.APIKey)
 		}
 		h.Set("Anthropic-Version", anthropicVersion)
+		var betas []string
+		if r.OAuth {
+			// What an OAuth token needs, in the other harness's order.
+			betas = append(betas, "claude-code-20250219", "oauth-2025-04-20")
+			h.Set("X-App", "cli")
+			h.Set("Anthropic-Dangerous-Direct-Browser-Access", "true")
+		}
 		if r.Reasoning && r.Thinking != "" && (r.Compat == nil || !r.Compat.ForceAdaptiveThinking) {
 			// Thinking between tool calls, as the other harness asks for it;
 			// a configured anthropic-beta header replaces it below.
-			h.Set("Anthropic-Beta", "interleaved-thinking-2025-05-14")
+			betas = append(betas, "interleaved-thinking-2025-05-14")
+		}
+		if len(betas) > 0 {
+			h.Set("Anthropic-Beta", strings.Join(betas, ","))
 		}
 	}
 	for k, v := range r.Headers {
