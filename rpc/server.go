@@ -35,8 +35,18 @@ type rpcCommand struct {
 	ExcludeFromContext bool           `json:"excludeFromContext"`
 	Mode               string         `json:"mode"`
 	// compact and set_auto_compaction
-	CustomInstructions string `json:"customInstructions"`
-	Enabled            *bool  `json:"enabled"`
+	Enabled       *bool  `json:"enabled"`
+	ParentSession string `json:"parentSession"`
+
+	// session commands
+	EntryID             string  `json:"entryId"`
+	Since               *string `json:"since"`
+	Name                string  `json:"name"`
+	TargetID            string  `json:"targetId"`
+	Summarize           bool    `json:"summarize"`
+	CustomInstructions  string  `json:"customInstructions"`
+	ReplaceInstructions bool    `json:"replaceInstructions"`
+	Label               string  `json:"label"`
 
 	// extension_ui_response
 	Value     *string `json:"value"`
@@ -58,8 +68,9 @@ type rpcResponse struct {
 // and the operations that reach beyond it (files, models.json).
 type Host struct {
 	Runtime *runtime.Runtime
-	// NewSession starts a fresh session and switches the runtime to it.
-	NewSession func() error
+	// NewSession starts a fresh session (naming parent as its parent
+	// session when set) and switches the runtime to it.
+	NewSession func(parent string) error
 	// OpenSession switches the runtime to the session file at path.
 	OpenSession func(path string) error
 	// SetModel resolves provider/modelId and switches the runtime to it,
@@ -67,6 +78,8 @@ type Host struct {
 	SetModel func(provider, modelID string) (provider.Route, error)
 	// Models lists the models of models.json.
 	Models func() ([]provider.ModelInfo, error)
+	// Summarizer writes branch summaries for navigate_tree (nil: none).
+	Summarizer runtime.Summarizer
 }
 
 // Server runs RPC mode: commands on stdin, responses and events on
@@ -74,6 +87,7 @@ type Host struct {
 // session's permission.Asker, so it exists before the session does.
 type Server struct {
 	h   Host
+	ctx context.Context
 	out *lineWriter
 	// work counts commands still running in their own goroutine (abort,
 	// bash), so shutdown waits for them.
@@ -92,7 +106,7 @@ func NewServer(out io.Writer) *Server {
 // order: the running prompt finishes (aborted if ctx ended), then commands
 // still at work. Read errors other than EOF are reported on errs.
 func (s *Server) Serve(ctx context.Context, h Host, in io.Reader, errs io.Writer) error {
-	s.h = h
+	s.h, s.ctx = h, ctx
 	h.Runtime.Subscribe(func(e agent.Event) { s.out.emit(e) })
 
 	lines := make(chan []byte)
@@ -243,7 +257,7 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 	case "set_follow_up_mode":
 		s.respond(c, nil, rt.SetQueueModes("", c.Mode))
 	case "new_session":
-		s.respond(c, map[string]any{"cancelled": false}, s.h.NewSession())
+		s.respond(c, map[string]any{"cancelled": false}, s.h.NewSession(c.ParentSession))
 	case "switch_session":
 		err := errors.New("switch_session needs sessionPath")
 		if c.SessionPath != "" {
@@ -270,7 +284,9 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 		}
 		s.respond(c, map[string]any{"commands": cmds}, nil)
 	default:
-		s.respond(c, nil, fmt.Errorf("unknown command: %s", c.Type))
+		if !s.handleSession(c) {
+			s.respond(c, nil, fmt.Errorf("unknown command: %s", c.Type))
+		}
 	}
 }
 
@@ -316,6 +332,9 @@ func (s *Server) state() map[string]any {
 	}
 	if st.SessionFile != "" {
 		data["sessionFile"] = st.SessionFile
+	}
+	if name := s.h.Runtime.Transcript().Name(); name != "" {
+		data["sessionName"] = name
 	}
 	return data
 }

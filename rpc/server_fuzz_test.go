@@ -27,6 +27,9 @@ func FuzzRPCCommand(f *testing.F) {
 		`{"type":"set_model","provider":"a","modelId":"b"}`, `{"type":"new_session"}`,
 		`{"type":"switch_session","sessionPath":""}`, `{"type":"bash","command":"true"}`,
 		`{"type":"extension_ui_response","id":"x","value":"Allow once"}`, `{"type":"set_steering_mode","mode":"all"}`,
+		`{"type":"get_tree"}`, `{"type":"get_entries","since":"x"}`, `{"type":"fork","entryId":"x"}`, `{"type":"clone"}`,
+		`{"type":"get_fork_messages"}`, `{"type":"set_session_name","name":" n "}`, `{"type":"get_session_stats"}`,
+		`{"type":"navigate_tree","targetId":"x","summarize":true}`,
 		`not json`, `{"type":7}`, `{"id":null,"type":"get_commands"}`, "",
 	} {
 		f.Add(seed)
@@ -45,8 +48,9 @@ func FuzzRPCCommand(f *testing.F) {
 			}}
 		rt := runtime.New(context.Background(), runner)
 		s := NewServer(io.Discard)
+		s.ctx = context.Background()
 		s.h = Host{Runtime: rt,
-			NewSession: func() error {
+			NewSession: func(string) error {
 				tr, _ := session.Create("", session.Header{ID: "fresh", Cwd: dir})
 				return rt.Switch(tr)
 			},

@@ -38,9 +38,10 @@ func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 	}
 	return rpc.Host{
 		Runtime: ls.rt,
-		NewSession: func() error {
-			return switchTo(a.freshTranscript(a.sessionsDir(ls.world.loaded), cwd, r.noSession))
+		NewSession: func(parent string) error {
+			return switchTo(a.childTranscript(a.sessionsDir(ls.world.loaded), cwd, r.noSession, parent))
 		},
+		Summarizer: branchSummarizer(ls),
 		OpenSession: func(path string) error {
 			return switchTo(session.OpenAppend(path))
 		},
@@ -89,4 +90,9 @@ func (a *app) resolveModel(agentDir, prov, id string) (provider.Route, error) {
 // --no-session).
 func (a *app) freshTranscript(dir, cwd string, noSession bool) (*session.Transcript, error) {
 	return a.openSession(dir, cwd, &runFlags{noSession: noSession})
+}
+
+// childTranscript is freshTranscript naming parent as the parent session.
+func (a *app) childTranscript(dir, cwd string, noSession bool, parent string) (*session.Transcript, error) {
+	return a.openSession(dir, cwd, &runFlags{noSession: noSession, sess: sessionFlags{parent: parent}})
 }

@@ -17,7 +17,7 @@ import (
 // command lines and reads records.
 type rpcClient struct {
 	t       *testing.T
-	in      *io.PipeWriter
+	in      io.WriteCloser
 	records chan map[string]any
 	done    chan int
 	seen    []map[string]any

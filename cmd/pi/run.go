@@ -47,6 +47,7 @@ type runFlags struct {
 	fullscreen  bool
 	models      string
 	noMCP       bool
+	sess        sessionFlags
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -65,6 +66,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&r.cont, "continue", "c", false, "continue the latest session of this directory")
 	fs.BoolVarP(&r.resume, "resume", "r", false, "pick a session to resume (needs the interactive session)")
 	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
+	r.sess.register(fs)
 	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
 	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap each reply in tokens (default: the model's setting)")
 	fs.DurationVar(&r.timeout, "timeout", 30*time.Minute, "give up on the whole run after this long")
@@ -101,6 +103,9 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	if r.cont && r.sessionFile != "" {
 		return usagef("--continue and --session contradict each other")
+	}
+	if err := r.checkSessionFlags(); err != nil {
+		return err
 	}
 	if r.resume && !a.wantsUI(&r) {
 		return usagef("--resume needs the interactive session; use --continue or --session FILE")
@@ -350,18 +355,55 @@ func (a *app) route(l *resources.Loaded, r *runFlags) (provider.Route, error) {
 }
 
 func (a *app) openSession(dir, cwd string, r *runFlags) (*session.Transcript, error) {
+	tr, err := a.openSessionFile(dir, cwd, r)
+	if err != nil || !r.sess.name.set || r.dryRun {
+		return tr, err
+	}
+	if err := tr.SetName(r.sess.name.value); err != nil {
+		tr.Close()
+		return nil, err
+	}
+	return tr, nil
+}
+
+func (a *app) openSessionFile(dir, cwd string, r *runFlags) (*session.Transcript, error) {
 	id, err := session.NewID()
 	if err != nil {
 		return nil, err
 	}
-	header := session.Header{ID: id, Cwd: cwd, Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05.000Z")}
+	if r.sess.sessionID != "" {
+		id = r.sess.sessionID
+	}
+	header := session.Header{ID: id, Cwd: cwd, Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), ParentSession: r.sess.parent}
 	if r.noSession {
 		return session.Create("", header)
 	}
+	if r.sess.fork != "" {
+		if r.dryRun {
+			src, err := a.resolveSessionArg(dir, cwd, r.sess.fork)
+			if err != nil {
+				return nil, err
+			}
+			return session.Load(src.Path)
+		}
+		return a.forkSession(dir, cwd, r)
+	}
 	path := r.sessionFile
+	if path != "" && !session.LooksLikePath(path) {
+		if path, err = a.sessionByID(dir, cwd, path); err != nil {
+			return nil, err
+		}
+	}
 	if r.cont {
 		if path, err = session.LatestIn(dir, cwd); err != nil {
 			return nil, err
+		}
+	}
+	if r.sess.sessionID != "" && path == "" {
+		if f, ok := session.FindExact(dir, cwd, r.sess.sessionID); ok {
+			path = f.Path
+		} else if !r.dryRun {
+			fmt.Fprintf(a.stderr, "pi: warning: no session of this directory has id '%s'; starting a new session with that id\n", esc(r.sess.sessionID))
 		}
 	}
 	exists := false

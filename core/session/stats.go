@@ -44,7 +44,7 @@ func (s *Stats) add(u *prompt.Usage) {
 // established harness's usage entries (cache warming).
 func (t *Transcript) Stats() Stats {
 	var s Stats
-	for _, e := range t.Entries {
+	for _, e := range t.Snapshot() {
 		switch e.Type {
 		case "usage":
 			var u struct {

@@ -30,14 +30,23 @@ func (t *Transcript) LeafID() string {
 	return t.leaf
 }
 
+// Snapshot returns the entries written so far; safe while a run appends
+// (appends never change an entry already there).
+func (t *Transcript) Snapshot() []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.Entries[:len(t.Entries):len(t.Entries)]
+}
+
 // Lookup returns the entry with id.
 func (t *Transcript) Lookup(id string) (Entry, bool) {
 	if id == "" {
 		return Entry{}, false
 	}
-	for i := len(t.Entries) - 1; i >= 0; i-- {
-		if t.Entries[i].ID == id {
-			return t.Entries[i], true
+	entries := t.Snapshot()
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].ID == id {
+			return entries[i], true
 		}
 	}
 	return Entry{}, false
@@ -95,7 +104,7 @@ type Label struct {
 // entry for a target wins, and an empty one clears it.
 func (t *Transcript) Labels() map[string]Label {
 	out := map[string]Label{}
-	for _, e := range t.Entries {
+	for _, e := range t.Snapshot() {
 		if e.Type != TypeLabel || e.TargetID == "" {
 			continue
 		}
@@ -119,7 +128,7 @@ func (t *Transcript) SetLabel(target, label string) error {
 // Name is the session's display name: the latest session_info entry of
 // the file ("" when none, or when the latest cleared it).
 func (t *Transcript) Name() string {
-	return sessionName(t.Entries)
+	return sessionName(t.Snapshot())
 }
 
 func sessionName(entries []Entry) string {
@@ -151,9 +160,10 @@ type TreeNode struct {
 // without an id (version-1 files) are left out.
 func (t *Transcript) Tree() []*TreeNode {
 	labels := t.Labels()
-	nodes := make(map[string]*TreeNode, len(t.Entries))
+	entries := t.Snapshot()
+	nodes := make(map[string]*TreeNode, len(entries))
 	var order []*TreeNode
-	for _, e := range t.Entries {
+	for _, e := range entries {
 		if e.ID == "" {
 			continue
 		}
@@ -188,8 +198,9 @@ func entryTime(e Entry) time.Time {
 
 // PathTo returns the entries from the root down to id, in order.
 func (t *Transcript) PathTo(id string) []Entry {
-	byID := make(map[string]int, len(t.Entries))
-	for i, e := range t.Entries {
+	entries := t.Snapshot()
+	byID := make(map[string]int, len(entries))
+	for i, e := range entries {
 		if e.ID != "" {
 			byID[e.ID] = i
 		}
@@ -202,8 +213,8 @@ func (t *Transcript) PathTo(id string) []Entry {
 		if !ok {
 			break
 		}
-		rev = append(rev, t.Entries[i])
-		id = t.Entries[i].ParentID
+		rev = append(rev, entries[i])
+		id = entries[i].ParentID
 	}
 	out := make([]Entry, len(rev))
 	for i, e := range rev {
@@ -234,7 +245,7 @@ type ForkMessage struct {
 // order (every branch, as the established harness offers them).
 func (t *Transcript) ForkMessages() []ForkMessage {
 	out := []ForkMessage{}
-	for _, e := range t.Entries {
+	for _, e := range t.Snapshot() {
 		if e.Type == TypeMessage && e.ID != "" && e.Message.Role == "user" {
 			if text := e.Message.Content.Text(); text != "" {
 				out = append(out, ForkMessage{EntryID: e.ID, Text: text})
@@ -404,32 +415,18 @@ func (e Entry) withFirstKept(id string) Entry {
 	return e
 }
 
-// Abandoned returns the entries a move from leaf old to target leaves
-// behind, oldest first: from old back to, not including, the deepest
-// entry both branches share (what the established harness summarises).
-func (t *Transcript) Abandoned(old, target string) []Entry {
-	if old == "" {
-		return nil
+// ForkBeside forks the session (see Fork) into a new file with a new id
+// in the same directory, as the established harness places forks and
+// clones; a session in memory forks into memory.
+func (t *Transcript) ForkBeside(leaf string, now time.Time) (*Transcript, error) {
+	id, err := NewID()
+	if err != nil {
+		return nil, err
 	}
-	onOld := map[string]bool{}
-	for _, e := range t.PathTo(old) {
-		onOld[e.ID] = true
+	h := Header{ID: id, Cwd: t.Header.Cwd, Timestamp: now.UTC().Format("2006-01-02T15:04:05.000Z")}
+	path := ""
+	if t.Path != "" {
+		path = filepath.Join(filepath.Dir(t.Path), now.UTC().Format("2006-01-02T15-04-05.000Z")+"_"+id+".jsonl")
 	}
-	common := ""
-	path := t.PathTo(target)
-	for i := len(path) - 1; i >= 0; i-- {
-		if onOld[path[i].ID] {
-			common = path[i].ID
-			break
-		}
-	}
-	var out []Entry
-	for _, e := range t.PathTo(old) {
-		if e.ID == common {
-			out = out[:0]
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
+	return t.Fork(path, h, leaf)
 }
