@@ -175,6 +175,11 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		}
 		if in.Cwd != "" {
 			p.Protected = protectedRoots(resolve(in.Cwd), in.Home, s)
+		}
+		if extra := p.writableHomeProtected(in.Home, in.AgentDir); len(extra) > 0 {
+			p.Protected = dedupe(append(p.Protected, extra...))
+		}
+		if in.Cwd != "" {
 			p.missing = missingProtected(p.Protected)
 		}
 	}

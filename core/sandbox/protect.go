@@ -22,6 +22,34 @@ import (
 // tree; git's are moved to the real git directory when .git is a file.
 var defaultProtected = []string{".pi", ".agents", ".claude", ".vscode", ".envrc", ".git/hooks", ".git/config", ".git/info"}
 
+// homeProtected are files in the home directory that run code or set
+// policy later; they are protected only when a writable root covers them
+// (pi started in ~, or ~ added to writableRoots), since otherwise nothing
+// confined can write them anyway.
+var homeProtected = []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.profile", "~/.zshrc", "~/.zshenv",
+	"~/.zprofile", "~/.config/fish", "~/.gitconfig", "~/.config/git", "~/.ssh", "~/.config/autostart", "~/.config/systemd"}
+
+// writableHomeProtected lists the agent dir (pi's global settings,
+// extensions, trust and grants) and homeProtected where p's writable roots
+// cover them.
+func (p *Policy) writableHomeProtected(home, agentDir string) []Root {
+	var out []Root
+	if agentDir != "" {
+		if a := resolve(agentDir); p.Writable(a) {
+			out = append(out, Root{Path: a, Reason: "pi's agent dir"})
+		}
+	}
+	if home == "" {
+		return out
+	}
+	for _, h := range homeProtected {
+		if a := resolve(filepath.Join(home, h[2:])); p.Writable(a) {
+			out = append(out, Root{Path: a, Reason: "runs code later (in a writable root)"})
+		}
+	}
+	return out
+}
+
 // defaultDenyRead are credential stores nothing run by the model should
 // read; "~/" is the home directory. The agent dir's auth.json and
 // models.json (API keys) are added by Build.

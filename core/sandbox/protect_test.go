@@ -170,3 +170,25 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 		}
 	}
 }
+
+// Started in the home directory, pi protects the agent dir and the shell's
+// start-up files, which a writable root now covers; elsewhere it leaves
+// them off the list (they are not writable anyway).
+func TestHomeFilesProtectedWhenWritable(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	agent := filepath.Join(home, ".pi", "agent")
+	for cwd, want := range map[string]bool{home: true, filepath.Join(home, "proj"): false} {
+		p, err := build(Inputs{Cwd: cwd, Home: home, Tmp: "/nonexistent-tmp", AgentDir: agent}, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{agent, filepath.Join(home, ".bashrc"), filepath.Join(home, ".gitconfig")} {
+			if got := p.CheckWrite(filepath.Join(f, "x")) != nil && p.CheckWrite(f) != nil; got != true {
+				t.Errorf("cwd %s: %s writable", cwd, f)
+			}
+			if _, listed := p.protectedBy(f); listed != want {
+				t.Errorf("cwd %s: %s listed=%v, want %v", cwd, f, listed, want)
+			}
+		}
+	}
+}
