@@ -6,12 +6,18 @@ PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: all build plugins test run bench lint fuzz clean interop interop-trust mcp-servers
+.PHONY: all build plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
 
 all: build plugins
 
+# pi and its confining helper (bin/pi-sandbox, started for every sandboxed
+# bash call) share a build stamp: pi uses the helper only when they match.
+STAMP   := $(shell date +%s%N)-$(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X github.com/piwasm/pi/core/sandbox.buildStamp=$(STAMP)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/pi
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/pi-sandbox ./cmd/pi-sandbox
 
 # Each example extension builds into <dir>/<name>.wasm next to its extension.yaml.
 plugins:
@@ -54,7 +60,12 @@ run: build plugins
 bench: build plugins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [ -x bench/e2e.sh ]; then bench/e2e.sh; fi
-	bench/agent.sh --no-build
+	bench/side.sh --no-build --others
+
+# The side-by-side table alone (pi, the established harness, Codex CLI and
+# Claude Code on the same scripted work; see docs/performance.md).
+bench-side: build
+	bench/side.sh --no-build --others
 
 # pi and the established harness take turns on one agent dir and one session
 # (installs the peer into .cache/bench on first use; needs the npm registry).

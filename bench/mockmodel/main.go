@@ -44,6 +44,7 @@ func main() {
 	chunks := flag.Int("chunks", 0, "split the reply into this many stream deltas (0: one per word)")
 	logFile := flag.String("log", "", "append each request body to FILE as one JSON line")
 	script := flag.String("script", "", "answer with the replies of this script (a JSON list of {text, thinking, calls, stop, status}) instead of -reply")
+	times := flag.String("times", "", "append one line per request to FILE: its number, when it arrived and when its reply was sent (Unix ns)")
 	flag.Parse()
 
 	if !isLoopback(*addr) {
@@ -77,6 +78,14 @@ func main() {
 		}
 		handler = &scripted.Server{Replies: replies, Fallback: *reply, Restart: true, Log: logw}
 	}
+	if *times != "" {
+		f, err := os.OpenFile(*times, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			log.Fatalf("mockmodel: %v", err)
+		}
+		defer f.Close()
+		handler = timed(handler, f)
+	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,6 +98,30 @@ func main() {
 	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 		log.Fatalf("mockmodel: %v", err)
 	}
+}
+
+// timed records, for each model request, when it arrived and when its reply
+// had been sent, so a benchmark can take the harness's time between two
+// requests (arrival of request k+1 minus the end of reply k) without the
+// model's own share.
+func timed(h http.Handler, w io.Writer) http.Handler {
+	var mu sync.Mutex
+	n := 0
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		arrived := time.Now().UnixNano()
+		h.ServeHTTP(rw, r)
+		if f, ok := rw.(http.Flusher); ok {
+			f.Flush()
+		}
+		done := time.Now().UnixNano()
+		if r.Method != http.MethodPost {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		fmt.Fprintf(w, "%d %d %d\n", n, arrived, done)
+	})
 }
 
 // isLoopback reports whether addr names a loopback host.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +50,25 @@ func TestMeasureFailure(t *testing.T) {
 	_, err = Measure([]string{"true"}, 1, 0, "exit 1")
 	if err == nil || !strings.Contains(err.Error(), "prepare") {
 		t.Fatalf("prepare failure: err = %v", err)
+	}
+}
+
+// Several commands run in turn, A B A B, warm-ups included, each with its
+// own figures.
+func TestMeasureAlternating(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "order")
+	res, err := MeasureAlternating([][]string{{"true"}, {"sh", "-c", "exit 0"}}, 3, 1, "printf %s $TIMEIT_INDEX >> "+log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(log)
+	if string(got) != "01010101" {
+		t.Errorf("run order %q, want 01010101", got)
+	}
+	if len(res.Results) != 2 || res.Results[0].Runs != 3 || res.Results[1].Runs != 3 {
+		t.Fatalf("results %+v", res.Results)
+	}
+	if c := splitCommands([]string{"a", "b", ":::", "c"}); len(c) != 2 || c[0][1] != "b" || c[1][0] != "c" {
+		t.Errorf("split %q", c)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -33,8 +34,13 @@ func helper(args []string) error {
 		return errors.New("usage: pi " + HelperArg + " SPEC -- PROGRAM [ARGS...]")
 	}
 	var s spec
-	if err := json.Unmarshal([]byte(args[0]), &s); err != nil {
+	dec := json.NewDecoder(strings.NewReader(args[0]))
+	dec.DisallowUnknownFields() // a rule this helper does not know must not be dropped
+	if err := dec.Decode(&s); err != nil {
 		return fmt.Errorf("bad policy: %w", err)
+	}
+	if s.Stamp != buildStamp {
+		return fmt.Errorf("the policy comes from a pi built apart from this helper (stamp %q, the helper's %q): rebuild both with make build", s.Stamp, buildStamp)
 	}
 	argv := args[2:]
 	prog, err := exec.LookPath(argv[0])

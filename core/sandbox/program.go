@@ -52,7 +52,7 @@ func (p *Policy) Program(exe string, argv []string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, append([]string{HelperArg, string(js), "--"}, argv...)...)
+	cmd := exec.Command(helperExe(exe), append([]string{HelperArg, string(js), "--"}, argv...)...)
 	// As for bash: a session of its own (so also a process group), and the
 	// mount namespace the helper's protected paths and read deny list are
 	// applied in.

@@ -15,6 +15,9 @@ const HelperArg = "__sandbox-exec"
 // arguments (not the environment, so the confined command does not
 // inherit it).
 type spec struct {
+	// Stamp is the build stamp of the pi that wrote the policy (see
+	// buildStamp); the helper runs it only when it is its own.
+	Stamp   string     `json:"stamp,omitempty"`
 	Write   []string   `json:"write,omitempty"`
 	Create  []cacheDir `json:"create,omitempty"`
 	Devices []string   `json:"devices,omitempty"`
@@ -33,7 +36,7 @@ type cacheDir struct {
 }
 
 func (p *Policy) spec() spec {
-	s := spec{Devices: p.Devices, Network: p.Network}
+	s := spec{Stamp: buildStamp, Devices: p.Devices, Network: p.Network}
 	if p.enforcement.MountNS && (len(p.Protected) > 0 || len(p.DenyRead) > 0) {
 		s.Namespace = true
 		for _, r := range p.Protected {
@@ -54,7 +57,8 @@ func (p *Policy) spec() spec {
 
 // Shell starts bash commands under a policy. Exe is the pi executable
 // (os.Executable()), which must call [RunHelper] when its first argument
-// is [HelperArg]. Shell is the sandbox's implementation of the bash tool's
+// is [HelperArg]; the helper built beside it ([HelperName]) runs instead
+// when there is one from the same build. Shell is the sandbox's implementation of the bash tool's
 // Shell extension point.
 type Shell struct {
 	Policy *Policy
@@ -92,7 +96,7 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 		if err != nil {
 			return nil, err
 		}
-		cmd = exec.Command(s.Exe, HelperArg, string(js), "--", bash, "-c", script)
+		cmd = exec.Command(helperExe(s.Exe), HelperArg, string(js), "--", bash, "-c", script)
 		detach(cmd)
 		if sp.Namespace {
 			setNamespaces(cmd)

@@ -1,0 +1,34 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// HelperName is the confining helper built next to pi by `make build`: a
+// small program that does only what [RunHelper] does. Every sandboxed bash
+// call starts the helper, and pi itself links the whole harness (the UI,
+// the WebAssembly runtime, MCP, …), whose package initialisation and page
+// faults cost several milliseconds of CPU per call; the small helper does
+// not. Without it pi re-executes itself, as before.
+const HelperName = "pi-sandbox"
+
+// buildStamp is set at link time, to the same value in pi and in the
+// helper built with it (Makefile, -ldflags -X). pi uses the helper beside
+// it only when it has a stamp, and the helper refuses a policy whose stamp
+// is not its own, so a helper left over from another build never confines
+// a command with rules it may read differently.
+var buildStamp string
+
+// helperExe is the program that confines commands for pi at exe: the
+// helper beside it when this build has one, else exe itself.
+func helperExe(exe string) string {
+	if buildStamp == "" || exe == "" {
+		return exe
+	}
+	p := filepath.Join(filepath.Dir(exe), HelperName)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return p
+	}
+	return exe
+}
