@@ -47,7 +47,7 @@ func TestHelperRefusesForeignPolicy(t *testing.T) {
 	}
 	for spec, want := range map[string]string{
 		`{"stamp":"another build","network":true}`: "built apart",
-		`{"network":true,"newRule":["/x"]}`:         "unknown field",
+		`{"network":true,"newRule":["/x"]}`:        "unknown field",
 	} {
 		err := helper([]string{spec, "--", "true"})
 		if err == nil || !strings.Contains(err.Error(), want) {
