@@ -40,7 +40,7 @@ func subcommands() []subcommand {
 		{"update", "pi update [NAME] [-l] [-y]    fetch installed packages again; a changed module needs its grant again", (*app).cmdUpdate},
 		{"list", "pi list [--json]              installed packages, their sources and pinned hashes", (*app).cmdList},
 		{"config", "", notYet("config", "edit settings.json; pi resources shows the settings in force")},
-		{"mcp", "", notYet("mcp", "MCP servers are not supported yet")},
+		{"mcp", "pi mcp add|remove|list|get|check  MCP servers in mcp.json: edit, connect and list, show one, its sandbox", (*app).cmdMCP},
 		{"auth", "pi auth login|logout|status   store an API key in auth.json, remove it, list what is stored", (*app).cmdAuth},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/piwasm/pi/core/sandbox"
 	"github.com/piwasm/pi/internal/scripted"
 )
 
@@ -311,5 +312,100 @@ func TestMCPStdioServersAreConfined(t *testing.T) {
 	}
 	if len(s.Requests()) != 2 {
 		t.Errorf("the session did not go on")
+	}
+}
+
+// pi mcp add and remove write the file the established harness writes, in
+// its format (this file is what its pi mcp add wrote for these commands);
+// list connects and shows state, tools and errors, exiting 1 when a
+// server is not connected; get and check show one server.
+func TestMCPCommands(t *testing.T) {
+	c := newCLI(t)
+	file := filepath.Join(c.agentDir, "mcp.json")
+	c.must("mcp", "add", "fs", "--env", "A=b", "--cwd", "/tmp", "--", "node", "/x/y.js", "a", "b")
+	out := c.must("mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "X-A=1", "--bearer-token-env-var", "TOK", "--exposure", "direct", "--description", "Web things")
+	if out != "Added global MCP server \"web\" in "+file+".\nCheck it with: pi mcp list\n" {
+		t.Errorf("add said %q", out)
+	}
+	peer := `{
+  "mcpServers": {
+    "fs": {
+      "command": "node",
+      "args": [
+        "/x/y.js",
+        "a",
+        "b"
+      ],
+      "env": {
+        "A": "b"
+      },
+      "cwd": "/tmp"
+    },
+    "web": {
+      "url": "http://127.0.0.1:9/mcp",
+      "headers": {
+        "X-A": "1",
+        "Authorization": "Bearer ${TOK}"
+      },
+      "exposure": "direct",
+      "description": "Web things"
+    }
+  }
+}
+`
+	if got, _ := os.ReadFile(file); string(got) != peer {
+		t.Errorf("mcp.json:\n%s\nwant the established harness's:\n%s", got, peer)
+	}
+	c.must("mcp", "remove", "web")
+	c.must("mcp", "remove", "fs")
+	if _, errs, code := c.run("mcp", "remove", "fs"); code != 1 || !strings.Contains(errs, `no global MCP server named "fs"`) {
+		t.Errorf("removing a missing server: %d %s", code, errs)
+	}
+
+	bin := mcpServerBin(t)
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{
+		"go":   map[string]any{"command": bin, "toolExposure": map[string]string{"greet": "direct", "hang": "hidden"}},
+		"off":  map[string]any{"command": "x", "enabled": false},
+		"mute": map[string]any{"command": bin, "args": []string{"-hang"}, "timeout": 1},
+		"bad":  map[string]any{"type": "sse", "url": "http://x/sse"},
+	})})
+	out, errs, code := c.run("mcp", "list")
+	want := "go: connected, 5 tools (codemode, global)\n  " + bin + "\n  tools: dial, greet [direct], hang [hidden], unlock, writeFile\n" +
+		"mute: failed (codemode, global)\n  " + bin + " -hang\n  no answer within 1s (its timeout); the session goes on without it\n" +
+		"off: disabled (codemode, global)\n  x\n"
+	if code != 1 || out != want {
+		t.Errorf("list: exit %d\n%s\nwant\n%s", code, out, want)
+	}
+	if !strings.Contains(errs, `server "bad": the legacy SSE transport is not supported`) {
+		t.Errorf("list does not report the invalid entry: %s", errs)
+	}
+	var js struct {
+		Servers []mcpListServer `json:"servers"`
+		Errors  []string        `json:"errors"`
+	}
+	out, _, _ = c.run("mcp", "list", "--json")
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js.Servers) != 3 || js.Servers[0].State != "connected" || len(js.Errors) != 1 {
+		t.Errorf("list --json: %v %s", err, out)
+	}
+	if out := c.must("mcp", "get", "go"); !strings.Contains(out, "hang      hidden") && !strings.Contains(out, "hang") {
+		t.Errorf("get: %s", out)
+	}
+	out = c.must("mcp", "check", "go", "--json")
+	var chk struct {
+		Network       bool           `json:"network"`
+		WritableRoots []sandbox.Root `json:"writableRoots"`
+	}
+	if err := json.Unmarshal([]byte(out), &chk); err != nil || chk.Network {
+		t.Fatalf("check: %v %s", err, out)
+	}
+	found := false
+	for _, r := range chk.WritableRoots {
+		found = found || r.Reason == "the server's state directory" || strings.HasPrefix(filepath.Join(c.agentDir, "mcp", "go"), r.Path)
+		if r.Path == c.home {
+			t.Errorf("the server may write the home directory: %s", out)
+		}
+	}
+	if !found {
+		t.Errorf("check does not show the state directory: %s", out)
 	}
 }

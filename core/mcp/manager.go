@@ -141,6 +141,22 @@ func (m *Manager) Wait(ctx context.Context, max time.Duration) {
 	}
 }
 
+// WaitAll waits until every enabled server has connected or failed, each
+// within its own timeout (pi mcp list).
+func (m *Manager) WaitAll(ctx context.Context) {
+	for _, s := range m.servers {
+		if !s.cfg.Enabled {
+			continue
+		}
+		s.startOnce()
+		select {
+		case <-s.connected():
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Tools lists the tools the model may be given now: the live tools of the
 // connected servers that are not hidden, in configuration order. pi has
 // neither codemode nor tool_search, so codemode and deferred tools are
