@@ -36,7 +36,7 @@ const (
 )
 
 // Hooks lists every hook name in dispatch order of the pipeline.
-var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd}
+var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact}
 
 // ExportFor returns the export name that implements hook, or "" for an
 // unknown hook.
@@ -58,6 +58,8 @@ func ExportFor(hook string) string {
 		return ExportTurnEnd
 	case HookAgentEnd:
 		return ExportAgentEnd
+	case HookSessionBeforeCompact:
+		return ExportSessionBeforeCompact
 	}
 	return ""
 }

@@ -111,3 +111,26 @@ func (f fileServer) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch ho
 	}
 	return th.AgentEnd(ctx, ev, f.serve(fetch))
 }
+
+// SessionBeforeCompact calls the session_before_compact hook.
+func (e *Extension) SessionBeforeCompact(ctx context.Context, ev abi.SessionBeforeCompactEvent, fetch hooks.Fetcher) (abi.SessionBeforeCompactResult, error) {
+	var res abi.SessionBeforeCompactResult
+	raw, err := plainJSON(ev)
+	if err != nil {
+		return res, e.callErr(abi.HookSessionBeforeCompact, CauseUnavailable, err)
+	}
+	err = e.hook(ctx, abi.HookSessionBeforeCompact, raw, fetch, &res)
+	return res, err
+}
+
+func (h handler) SessionBeforeCompact(ctx context.Context, ev abi.SessionBeforeCompactEvent, fetch hooks.Fetcher) (abi.SessionBeforeCompactResult, error) {
+	return h.e.SessionBeforeCompact(ctx, ev, hooks.Fetcher(fetch))
+}
+
+func (f fileServer) SessionBeforeCompact(ctx context.Context, ev abi.SessionBeforeCompactEvent, fetch hooks.Fetcher) (abi.SessionBeforeCompactResult, error) {
+	ch, ok := f.Handler.(hooks.CompactHandler)
+	if !ok {
+		return abi.SessionBeforeCompactResult{}, f.e.callErr(abi.HookSessionBeforeCompact, CauseUnavailable, nil)
+	}
+	return ch.SessionBeforeCompact(ctx, ev, f.serve(fetch))
+}

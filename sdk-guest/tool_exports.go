@@ -29,3 +29,6 @@ func Update(text string) {
 	p, n := strPtr(text)
 	piToolUpdate(p, n)
 }
+
+//go:wasmexport pi_session_before_compact
+func exportSessionBeforeCompact() int32 { return run(handleSessionBeforeCompact) }

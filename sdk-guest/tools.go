@@ -124,3 +124,34 @@ func handleTool(ev *abi.ToolEvent) (abi.JSONAppender, error) {
 	}
 	return h(ev)
 }
+
+var beforeCompact func(*abi.SessionBeforeCompactEvent) (abi.SessionBeforeCompactResult, error)
+
+// OnSessionBeforeCompact registers the session_before_compact handler,
+// called before pi summarises the older part of the session. Return
+// KeepCompaction() to let pi write the summary, CancelCompaction() to
+// stop it, or SupplySummary(text) to store your own summary instead.
+func OnSessionBeforeCompact(h func(ev *abi.SessionBeforeCompactEvent) (abi.SessionBeforeCompactResult, error)) {
+	beforeCompact = h
+}
+
+// KeepCompaction lets pi write the summary.
+func KeepCompaction() abi.SessionBeforeCompactResult { return abi.SessionBeforeCompactResult{} }
+
+// CancelCompaction stops this compaction.
+func CancelCompaction() abi.SessionBeforeCompactResult {
+	return abi.SessionBeforeCompactResult{Cancel: true}
+}
+
+// SupplySummary stores summary in place of pi's, keeping what pi chose to
+// keep.
+func SupplySummary(summary string) abi.SessionBeforeCompactResult {
+	return abi.SessionBeforeCompactResult{Compaction: &abi.CompactionSummary{Summary: summary}}
+}
+
+func handleSessionBeforeCompact(ev *abi.SessionBeforeCompactEvent) (abi.JSONAppender, error) {
+	if beforeCompact == nil {
+		return nil, missing(abi.HookSessionBeforeCompact)
+	}
+	return beforeCompact(ev)
+}

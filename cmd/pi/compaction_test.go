@@ -155,3 +155,34 @@ func TestInteractiveCompact(t *testing.T) {
 		t.Fatalf("/quit did not quit:\n%s", tm.screen())
 	}
 }
+
+// TestExtensionWritesTheSummary: with the compact-notes example loaded, an
+// automatic compaction takes the extension's summary (no summary request
+// reaches the model), stores it marked fromHook, and the next request
+// carries it.
+func TestExtensionWritesTheSummary(t *testing.T) {
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Text: "One.", PromptTokens: 5000}, {Text: "Two.", PromptTokens: 5000}, {Text: "Three."},
+	})
+	models := strings.Replace(readFile(t, filepath.Join(c.agentDir, "models.json")), `{"id":"mock-1"}`, `{"id":"mock-1","contextWindow":1000}`, 1)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": models, "settings.json": `{"compaction":{"reserveTokens":100,"keepRecentTokens":4}}`})
+	file := filepath.Join(c.home, "s.jsonl")
+	ext := examplePlugin(t, "compact-notes")
+	for _, p := range []string{"first request", "second request", "third request"} {
+		if out, stderr, code := c.run("-p", "--no-extensions", "-e", ext, "--session", file, p); code != 0 {
+			t.Fatalf("%s: exit %d: %s %s", p, code, out, stderr)
+		}
+	}
+	reqs := s.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests: the model was asked for a summary", len(reqs))
+	}
+	if last := string(reqs[2]); !strings.Contains(last, `## Requests so far\n- first request`) {
+		t.Fatalf("the extension's summary is not in the next request: %s", last)
+	}
+	raw := readFile(t, file)
+	if !strings.Contains(raw, `"type":"compaction"`) || !strings.Contains(raw, `"fromHook":true`) {
+		t.Fatalf("no compaction entry from the hook:\n%s", raw)
+	}
+}

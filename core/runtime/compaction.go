@@ -9,6 +9,7 @@ import (
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/hooks"
 )
 
 // Compaction reasons, as events and extensions name them.
@@ -104,8 +105,11 @@ func (rt *Runtime) compact(ctx context.Context, reason, focus string, willRetry 
 	if hook != nil {
 		cancel, hr, err := hook(ctx, p, branch, focus, reason, willRetry)
 		// A hook that failed has been reported by whoever ran it; pi
-		// writes the summary itself then.
+		// writes the summary itself then, unless its policy is abort.
+		var abort *hooks.AbortError
 		switch {
+		case errors.As(err, &abort):
+			return fail(err)
 		case err != nil:
 		case cancel:
 			rt.emit(agent.Event{Type: agent.CompactionEnd, Reason: reason, Aborted: true})
