@@ -48,6 +48,10 @@ type rpcCommand struct {
 	ReplaceInstructions bool    `json:"replaceInstructions"`
 	Label               string  `json:"label"`
 
+	// set_thinking_level, export_html
+	Level      string `json:"level"`
+	OutputPath string `json:"outputPath"`
+
 	// extension_ui_response
 	Value     *string `json:"value"`
 	Confirmed *bool   `json:"confirmed"`
@@ -80,6 +84,11 @@ type Host struct {
 	Models func() ([]provider.ModelInfo, error)
 	// Summarizer writes branch summaries for navigate_tree (nil: none).
 	Summarizer runtime.Summarizer
+	// ScopedModels are the models cycle_model goes through (--models,
+	// enabledModels); empty means every configured model.
+	ScopedModels func() ([]string, error)
+	// Cwd is where export_html writes when given no absolute path.
+	Cwd string
 }
 
 // Server runs RPC mode: commands on stdin, responses and events on
@@ -284,7 +293,7 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 		}
 		s.respond(c, map[string]any{"commands": cmds}, nil)
 	default:
-		if !s.handleSession(c) {
+		if !s.handleSession(c) && !s.controls(c) {
 			s.respond(c, nil, fmt.Errorf("unknown command: %s", c.Type))
 		}
 	}

@@ -94,29 +94,16 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			if r.apiKey != "" {
 				route.APIKey = r.apiKey
 			}
-			if route.Thinking == "" {
-				// A new model keeps the chosen level (clamped when sent).
+			if !strings.Contains(id, ":") {
+				// A new model keeps the chosen level (clamped when sent)
+				// unless the spec names one (provider/id:high).
 				route.Thinking = ls.rt.Route().Thinking
 			}
 			ls.rt.SetRoute(route)
 			return nil
 		},
-		ScopedModels: func() ([]string, error) {
-			patterns := splitPatterns(r.models)
-			if len(patterns) == 0 && ls.world.loaded.Values != nil {
-				patterns = ls.world.loaded.Values.Strings("enabledModels")
-			}
-			if len(patterns) == 0 {
-				return nil, nil
-			}
-			m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
-			if err != nil {
-				return nil, err
-			}
-			scope, _ := scopeModels(patterns, m.Specs())
-			return scope, nil
-		},
-		Clipboard: clipboard.WriteAll,
+		ScopedModels: func() ([]string, error) { return a.modelScope(ls, r) },
+		Clipboard:    clipboard.WriteAll,
 		Settings: func() ([]ui.Setting, error) {
 			return uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
 		},

@@ -37,7 +37,9 @@ func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 		return nil
 	}
 	return rpc.Host{
-		Runtime: ls.rt,
+		Runtime:      ls.rt,
+		Cwd:          cwd,
+		ScopedModels: func() ([]string, error) { return a.modelScope(ls, r) },
 		NewSession: func(parent string) error {
 			return switchTo(a.childTranscript(a.sessionsDir(ls.world.loaded), cwd, r.noSession, parent))
 		},

@@ -2,8 +2,29 @@ package main
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
+
+	"github.com/piwasm/pi/core/provider"
 )
+
+// modelScope is the models Ctrl+P and RPC cycle_model go through: --models,
+// else the enabledModels setting; nil when neither scopes them.
+func (a *app) modelScope(ls *liveSession, r *runFlags) ([]string, error) {
+	patterns := splitPatterns(r.models)
+	if len(patterns) == 0 && ls.world.loaded.Values != nil {
+		patterns = ls.world.loaded.Values.Strings("enabledModels")
+	}
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	scope, _ := scopeModels(patterns, m.Specs())
+	return scope, nil
+}
 
 // scopeModels resolves --models (and enabledModels) patterns against the
 // configured models ("provider/id"), in pattern order and without
