@@ -71,6 +71,9 @@ func gitForms(f Form) []Form {
 	if g.sub >= len(f.Words) {
 		return out
 	}
+	if g.sub == 1 && g.configs == nil && f.Lit[1] && gitCommands[f.Words[1]] {
+		return out // plain git: nothing to resolve
+	}
 	words := append([]string{"git"}, f.Words[g.sub:]...)
 	lit := append([]bool{true}, f.Lit[g.sub:]...)
 	changed := g.sub > 1

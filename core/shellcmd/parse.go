@@ -63,18 +63,41 @@ const maxDepth = 8
 // anything ([Unknown]), so a caller that ignores the error still fails
 // closed.
 func Parse(script string) ([]Command, error) {
-	p := &parser{}
-	if err := p.script(script, 0); err != nil {
-		return []Command{{Form: Unknown}}, err
+	var p Parser
+	return p.Parse(script)
+}
+
+// Parser is [Parse] with its buffers kept from call to call, for a caller
+// that parses many scripts one at a time (an extension's guest, where each
+// allocation is expensive). The zero value is ready; the commands it
+// returns are valid until its next call. It is not safe for concurrent use.
+type Parser struct {
+	p parser
+}
+
+// Parse is [Parse] on p's buffers.
+func (p *Parser) Parse(script string) ([]Command, error) {
+	p.p.out = p.p.out[:0]
+	clear(p.p.aliases)
+	if err := p.p.script(script, 0); err != nil {
+		p.p.out = append(p.p.out[:0], Command{Form: Unknown})
+		return p.p.out, err
 	}
-	return p.out, nil
+	return p.p.out, nil
 }
 
 type parser struct {
+	sp  *syntax.Parser
 	out []Command
 	// aliases defined by the script (alias NAME=VALUE), which bash expands
 	// in later lines when expand_aliases is set: assumed set.
 	aliases map[string]string
+	// Buffers of the fast path (plain.go).
+	plainWords []string
+	plainCmds  []plainCmd
+	trues      []bool
+	// noPlain turns the fast path off (for tests that compare the two).
+	noPlain bool
 }
 
 // feed is what a shell reads on its standard input: a script known
@@ -85,7 +108,19 @@ type feed struct {
 }
 
 func (p *parser) script(src string, depth int) error {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if !p.noPlain && p.plain(src, depth) {
+		return nil
+	}
+	if depth == 0 && p.sp == nil {
+		p.sp = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	sp := p.sp
+	if depth > 0 {
+		// A nested script is parsed while the outer one is being walked;
+		// the outer parser's nodes must stay intact.
+		sp = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	f, err := sp.Parse(strings.NewReader(src), "")
 	if err != nil {
 		return err
 	}
@@ -94,14 +129,20 @@ func (p *parser) script(src string, depth int) error {
 }
 
 func (p *parser) file(f *syntax.File, depth int) {
-	feeds := map[*syntax.CallExpr]feed{}
-	writes := map[*syntax.CallExpr][]string{}
+	var feeds map[*syntax.CallExpr]feed
+	var writes map[*syntax.CallExpr][]string
+	setFeed := func(c *syntax.CallExpr, f feed) {
+		if feeds == nil {
+			feeds = map[*syntax.CallExpr]feed{}
+		}
+		feeds[c] = f
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.BinaryCmd:
 			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 				if call, ok := x.Y.Cmd.(*syntax.CallExpr); ok {
-					feeds[call] = pipeFeed(x.X)
+					setFeed(call, pipeFeed(x.X))
 				}
 			}
 		case *syntax.Stmt:
@@ -114,16 +155,19 @@ func (p *parser) file(f *syntax.File, depth int) {
 				case syntax.Hdoc, syntax.DashHdoc:
 					if r.Hdoc != nil {
 						s, ok := hdocText(r.Hdoc)
-						feeds[call] = feed{s, ok}
+						setFeed(call, feed{s, ok})
 					}
 				case syntax.WordHdoc:
 					ws, lit := words([]*syntax.Word{r.Word})
-					feeds[call] = feed{strings.Join(ws, " "), allLit(lit)}
+					setFeed(call, feed{strings.Join(ws, " "), allLit(lit)})
 				case syntax.RdrIn:
-					feeds[call] = feed{}
+					setFeed(call, feed{})
 				case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
 					if r.Word != nil {
 						ws, _ := words([]*syntax.Word{r.Word})
+						if writes == nil {
+							writes = map[*syntax.CallExpr][]string{}
+						}
 						writes[call] = append(writes[call], ws...)
 					}
 				}
@@ -137,15 +181,16 @@ func (p *parser) file(f *syntax.File, depth int) {
 				return true
 			}
 			fd, hasFeed := feeds[x]
-			p.command(ws, lit, writes[x], fd, hasFeed, depth)
+			p.command(Form{Words: ws, Lit: lit}, writes[x], fd, hasFeed, depth)
 		}
 		return true
 	})
 }
 
 // command records one simple command and what it runs.
-func (p *parser) command(ws []string, lit []bool, writes []string, fd feed, hasFeed bool, depth int) {
-	c := Command{Form: Form{Words: ws, Lit: lit}, Writes: writes}
+func (p *parser) command(form Form, writes []string, fd feed, hasFeed bool, depth int) {
+	ws, lit := form.Words, form.Lit
+	c := Command{Form: form, Writes: writes}
 	c.Inner = unwrap(c.Form)
 	p.out = append(p.out, c)
 	idx := len(p.out) - 1
@@ -153,7 +198,7 @@ func (p *parser) command(ws []string, lit []bool, writes []string, fd feed, hasF
 		p.out[idx].Inner = append(p.out[idx].Inner, Unknown)
 		return
 	}
-	var unknown bool
+	unknown := false
 	if !c.Dynamic() {
 		switch v, ok := p.aliases[ws[0]]; {
 		case ws[0] == "alias":
@@ -233,7 +278,7 @@ func (p *parser) nested(f Form, fd feed, hasFeed bool, depth int) bool {
 		return len(ws) < 2
 	case "find":
 		for _, cmd := range findExecs(Form{Words: ws, Lit: lit}) {
-			p.command(cmd.Words, cmd.Lit, nil, feed{}, false, depth+1)
+			p.command(cmd, nil, feed{}, false, depth+1)
 		}
 		return true
 	case "watch":
@@ -338,6 +383,26 @@ func pipeFeed(st *syntax.Stmt) feed {
 	if len(ws) == 0 || !allLit(lit) {
 		return feed{}
 	}
+	if base(ws[0]) == "cat" && len(ws) == 1 {
+		for _, r := range st.Redirs {
+			if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
+				s, ok := hdocText(r.Hdoc)
+				return feed{s, ok}
+			}
+			if r.Op == syntax.WordHdoc {
+				ws, lit := words([]*syntax.Word{r.Word})
+				return feed{strings.Join(ws, " "), allLit(lit)}
+			}
+		}
+	}
+	return feedFromWords(ws)
+}
+
+// feedFromWords is what echo or printf with these literal words writes.
+func feedFromWords(ws []string) feed {
+	if len(ws) == 0 {
+		return feed{}
+	}
 	switch base(ws[0]) {
 	case "echo":
 		i := 1
@@ -352,19 +417,6 @@ func pipeFeed(st *syntax.Stmt) feed {
 		// The format and its arguments, with \n and friends decoded: close
 		// enough to see the commands in it.
 		return feed{ansiC(strings.Join(ws[1:], " ")), true}
-	case "cat":
-		if len(ws) == 1 {
-			for _, r := range st.Redirs {
-				if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
-					s, ok := hdocText(r.Hdoc)
-					return feed{s, ok}
-				}
-				if r.Op == syntax.WordHdoc {
-					ws, lit := words([]*syntax.Word{r.Word})
-					return feed{strings.Join(ws, " "), allLit(lit)}
-				}
-			}
-		}
 	}
 	return feed{}
 }
@@ -394,7 +446,15 @@ func findExecs(f Form) []Form {
 				j++
 			}
 			if j > i+1 {
-				out = append(out, Form{Words: f.Words[i+1 : j], Lit: f.Lit[i+1 : j], Open: f.Words[min(j, len(f.Words)-1)] == "+"})
+				// {} is a path find finds: not known statically.
+				ws := f.Words[i+1 : j]
+				lit := append([]bool(nil), f.Lit[i+1:j]...)
+				for k, w := range ws {
+					if strings.Contains(w, "{}") {
+						lit[k] = false
+					}
+				}
+				out = append(out, Form{Words: ws, Lit: lit, Open: j < len(f.Words) && f.Words[j] == "+"})
 			}
 			i = j
 		}
@@ -406,8 +466,8 @@ func findExecs(f Form) []Form {
 // decoding and brace expansion for literal words, the text as written
 // for the others.
 func words(args []*syntax.Word) ([]string, []bool) {
-	var ws []string
-	var lit []bool
+	ws := make([]string, 0, len(args))
+	lit := make([]bool, 0, len(args))
 	for _, w := range args {
 		expanded := []*syntax.Word{w}
 		if hasBrace(w) {
@@ -452,6 +512,12 @@ func hasBrace(w *syntax.Word) bool {
 // literal returns the word's value after quote removal when it has no
 // expansions, else the word as written and false.
 func literal(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 1 {
+		// The common case, a plain word: no copy.
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.Contains(l.Value, `\`) {
+			return l.Value, true
+		}
+	}
 	var b strings.Builder
 	if litParts(&b, w.Parts, false) {
 		return b.String(), true

@@ -204,6 +204,9 @@ func splitWords(s string) []string {
 
 func isAssign(w string) bool {
 	eq := strings.IndexByte(w, '=')
+	if eq > 1 && w[eq-1] == '+' {
+		eq-- // NAME+=value appends
+	}
 	if eq <= 0 {
 		return false
 	}

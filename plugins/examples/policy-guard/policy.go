@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/shellcmd"
 )
 
 // ToolPolicy is the tool_call part of the config. The zero value of each
@@ -66,41 +67,67 @@ func (p ToolPolicy) Check(tool string, input json.RawMessage, cwd string) string
 }
 
 func (p ToolPolicy) checkScript(script, cwd string) string {
-	for _, words := range commands(script) {
-		words = unwrap(words)
-		if len(words) == 0 {
-			continue
-		}
-		for i, w := range words {
-			// Redirections: >file, >>file, 2>file, or > followed by the file.
-			op := strings.TrimLeft(w, "0123456789&")
-			if strings.HasPrefix(op, ">") {
-				target := strings.TrimLeft(op, ">|")
-				if target == "" && i+1 < len(words) {
-					target = words[i+1]
-				}
-				if g := p.forbidden(target, cwd); g != "" {
-					return "redirecting output to " + target + " is forbidden by the team's policy (" + g + ")"
-				}
+	if p.AllowRecursiveDeleteOutside && p.AllowForcePush && len(p.ForbiddenPaths) == 0 {
+		return "" // nothing to check
+	}
+	cmds, err := parser.Parse(script)
+	if err != nil {
+		return "the command does not parse as a shell script, so the team's policy cannot check it; fix the syntax"
+	}
+	for _, c := range cmds {
+		for _, target := range c.Writes {
+			if g := p.forbidden(target, cwd); g != "" {
+				return "redirecting output to " + target + " is forbidden by the team's policy (" + g + ")"
 			}
 		}
-		switch path.Base(words[0]) {
-		case "rm":
-			if !p.AllowRecursiveDeleteOutside {
-				if t := recursiveDeleteOutside(words[1:], cwd); t != "" {
-					return "a recursive delete of " + t + ", outside the project, is refused by the team's policy"
-				}
+		if reason := p.checkForm(c.Form, cwd); reason != "" {
+			return reason
+		}
+		for _, f := range c.Inner {
+			if reason := p.checkForm(f, cwd); reason != "" {
+				return reason
 			}
-		case "git":
-			if !p.AllowForcePush && forcePush(words[1:]) {
-				return "force pushes are refused by the team's policy; push without --force, or ask a person to do it"
+		}
+	}
+	return ""
+}
+
+// parser keeps its buffers from call to call: a guest runs one call at a
+// time, and each allocation costs microseconds in the sandbox.
+var parser shellcmd.Parser
+
+// checkForm checks one form of a command (as written, through a wrapper,
+// or as git resolves it). What is only known when the script runs is
+// refused: the policy fails closed.
+func (p ToolPolicy) checkForm(f shellcmd.Form, cwd string) string {
+	if f.Dynamic() {
+		what := "part of the command"
+		if len(f.Words) > 0 {
+			what = "the program " + f.Words[0]
+		}
+		return what + " is only known when the script runs (a run-time name, eval, source, or a script piped into a shell), so the team's policy cannot check it; write the commands out"
+	}
+	switch path.Base(f.Words[0]) {
+	case "rm":
+		if !p.AllowRecursiveDeleteOutside {
+			if t := recursiveDeleteOutside(f, cwd); t != "" {
+				return "a recursive delete of " + t + ", outside the project, is refused by the team's policy"
 			}
-		case "tee":
-			for _, w := range words[1:] {
-				if !strings.HasPrefix(w, "-") {
-					if g := p.forbidden(w, cwd); g != "" {
-						return "writing to " + w + " is forbidden by the team's policy (" + g + ")"
-					}
+			if f.Open && isRecursive(f.Words[1:]) {
+				return "a recursive delete whose targets are only known when it runs (xargs, find) may reach outside the project, which the team's policy refuses; name the targets"
+			}
+		}
+	case "git":
+		if !p.AllowForcePush {
+			if why := forcePush(f); why != "" {
+				return why
+			}
+		}
+	case "tee":
+		for _, w := range f.Words[1:] {
+			if !strings.HasPrefix(w, "-") {
+				if g := p.forbidden(w, cwd); g != "" {
+					return "writing to " + w + " is forbidden by the team's policy (" + g + ")"
 				}
 			}
 		}
@@ -142,33 +169,35 @@ func inside(p, root string) (string, bool) {
 	return rel, ok
 }
 
-// recursiveDeleteOutside returns the first target of a recursive rm that
-// lies outside cwd, or "".
-func recursiveDeleteOutside(args []string, cwd string) string {
-	recursive := false
-	var targets []string
-	flags := true
+// isRecursive reports whether rm's arguments ask for a recursive delete.
+func isRecursive(args []string) bool {
 	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--recursive" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a[1:], "rR") {
+			return true
+		}
+	}
+	return false
+}
+
+// recursiveDeleteOutside returns the first target of a recursive rm that
+// lies outside cwd, or may (a target only known at run time), or "".
+func recursiveDeleteOutside(f shellcmd.Form, cwd string) string {
+	if !isRecursive(f.Words[1:]) {
+		return ""
+	}
+	flags := true
+	for i, a := range f.Words[1:] {
 		switch {
 		case flags && a == "--":
 			flags = false
-		case flags && (a == "--recursive" || a == "-r" || a == "-R"):
-			recursive = true
-		case flags && strings.HasPrefix(a, "--"):
 		case flags && strings.HasPrefix(a, "-") && len(a) > 1:
-			if strings.ContainsAny(a[1:], "rR") {
-				recursive = true
-			}
 		default:
-			targets = append(targets, a)
-		}
-	}
-	if !recursive {
-		return ""
-	}
-	for _, t := range targets {
-		if outside(t, cwd) {
-			return t
+			if !f.Lit[i+1] || outside(a, cwd) {
+				return a
+			}
 		}
 	}
 	return ""
@@ -191,154 +220,47 @@ func outside(t, cwd string) bool {
 	return !in
 }
 
-// forcePush reports whether git's arguments are a push that forces.
-func forcePush(args []string) bool {
-	i := 0
+// forcePush says why git's form is, or could be, a push that forces; ""
+// when it is not. Global options are skipped; a refspec or an option only
+// known when the script runs, words xargs may add, and a subcommand that
+// is not git's own (an alias from a git configuration file) could force.
+func forcePush(f shellcmd.Form) string {
+	const refused = "force pushes are refused by the team's policy; push without --force, or ask a person to do it"
+	i := 1
 	// Global options before the subcommand; -C and -c take a value.
-	for i < len(args) && strings.HasPrefix(args[i], "-") {
-		if args[i] == "-C" || args[i] == "-c" {
+	for i < len(f.Words) && strings.HasPrefix(f.Words[i], "-") {
+		if f.Words[i] == "-C" || f.Words[i] == "-c" || f.Words[i] == "--config-env" {
 			i++
 		}
 		i++
 	}
-	if i >= len(args) || args[i] != "push" {
-		return false
+	if i >= len(f.Words) {
+		if f.Open && f.CheckOnly {
+			return "git's subcommand here is not one of git's own commands and could be an alias that force-pushes, which the team's policy refuses; spell the git command out"
+		}
+		return ""
 	}
-	for _, a := range args[i+1:] {
+	if f.Words[i] != "push" {
+		return ""
+	}
+	for j, a := range f.Words[i+1:] {
+		if !f.Lit[i+1+j] {
+			return "the push's arguments are only known when the script runs (" + a + "), so a force push cannot be ruled out; the team's policy refuses it: write them out"
+		}
 		switch {
 		case a == "--force", a == "--mirror", strings.HasPrefix(a, "--force-with-lease"), a == "--force-if-includes":
-			return true
+			return refused
 		case strings.HasPrefix(a, "--"):
 		case strings.HasPrefix(a, "-") && strings.Contains(a[1:], "f"):
-			return true
+			return refused
 		case strings.HasPrefix(a, "+"):
-			return true
+			return refused
 		case strings.Contains(a, ":+"):
-			return true
+			return refused
 		}
 	}
-	return false
+	if f.Open {
+		return "words only known when the script runs are added to this push (xargs), so a force push cannot be ruled out; the team's policy refuses it"
+	}
+	return ""
 }
-
-// unwrap drops what runs a command on behalf of another (sudo, env with
-// its assignments, xargs, nohup, …) and leading variable assignments.
-func unwrap(words []string) []string {
-	for len(words) > 0 {
-		w := words[0]
-		switch {
-		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "="):
-			words = words[1:]
-		case w == "sudo" || w == "doas" || w == "env" || w == "xargs" || w == "nohup" || w == "time" || w == "exec" || w == "command" || w == "nice":
-			words = words[1:]
-			// Their own options come before the command.
-			for len(words) > 0 && strings.HasPrefix(words[0], "-") {
-				words = words[1:]
-			}
-		default:
-			return words
-		}
-	}
-	return words
-}
-
-// commands splits a script into simple commands of words: quotes are
-// honoured, and ; & | && || newlines, parentheses, braces, $( and
-// backquotes separate commands.
-//
-// It runs on every bash call inside the sandbox, where each allocation
-// costs microseconds, so a plain word is a slice of the script, only a
-// word with quotes or escapes is built, and the lists are reused from call
-// to call (a guest runs one call at a time). The result is valid until the
-// next call.
-func commands(script string) [][]string {
-	cmdBuf = cmdBuf[:0]
-	wordBuf = wordBuf[:0]
-	cmdStart := 0
-	start, inWord, built := 0, false, false
-	endWord := func(i int) {
-		if !inWord {
-			return
-		}
-		if built {
-			wordBuf = append(wordBuf, string(scratch))
-		} else {
-			wordBuf = append(wordBuf, script[start:i])
-		}
-		inWord, built = false, false
-	}
-	endCmd := func(i int) {
-		endWord(i)
-		if len(wordBuf) > cmdStart {
-			cmdBuf = append(cmdBuf, wordBuf[cmdStart:len(wordBuf):len(wordBuf)])
-			cmdStart = len(wordBuf)
-		}
-	}
-	// build switches the current word to the scratch buffer, holding what
-	// the word had up to i.
-	build := func(i int) {
-		if !built {
-			scratch = scratch[:0]
-			if inWord {
-				scratch = append(scratch, script[start:i]...)
-			}
-			built = true
-		}
-		inWord = true
-	}
-	for i := 0; i < len(script); i++ {
-		c := script[i]
-		switch {
-		case c == '\'':
-			build(i)
-			j := strings.IndexByte(script[i+1:], '\'')
-			if j < 0 {
-				scratch = append(scratch, script[i+1:]...)
-				i = len(script)
-				break
-			}
-			scratch = append(scratch, script[i+1:i+1+j]...)
-			i += j + 1
-		case c == '"':
-			build(i)
-			for i++; i < len(script) && script[i] != '"'; i++ {
-				if script[i] == '\\' && i+1 < len(script) {
-					i++
-				}
-				scratch = append(scratch, script[i])
-			}
-		case c == '\\' && i+1 < len(script):
-			build(i)
-			i++
-			if script[i] != '\n' {
-				scratch = append(scratch, script[i])
-			}
-		case c == ' ' || c == '\t':
-			endWord(i)
-		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
-			endCmd(i)
-		case c == '$' && i+1 < len(script) && script[i+1] == '(':
-			endCmd(i)
-			i++
-		case c == '#' && !inWord:
-			for i < len(script) && script[i] != '\n' {
-				i++
-			}
-			endCmd(i)
-		default:
-			if !inWord {
-				inWord, start = true, i
-			}
-			if built {
-				scratch = append(scratch, c)
-			}
-		}
-	}
-	endCmd(len(script))
-	return cmdBuf
-}
-
-var (
-	cmdBuf  [][]string
-	wordBuf []string
-	scratch []byte
-)

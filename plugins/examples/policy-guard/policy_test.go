@@ -46,6 +46,31 @@ func TestToolPolicy(t *testing.T) {
 		{"mcp__fs__write_file", "secrets/token", "secrets/**"},
 		{"mcp__fs__read_text_file", "/work/app/.env", ".env"},
 		{"mcp__fs__write_file", "src/main.go", ""},
+		// The spellings of issue 19: wrappers, git's -c settings, nested
+		// shells; and what cannot be checked statically is refused.
+		{"bash", "nice -n 5 git push -f", "force"},
+		{"bash", "timeout 30 git push --force", "force"},
+		{"bash", "git -c remote.origin.push=+refs/heads/main:refs/heads/main push", "force"},
+		{"bash", "git -c alias.p='push --force' p", "force"},
+		{"bash", "/usr/bin/git push -f", "force"},
+		{"bash", "env -S 'git push -f'", "force"},
+		{"bash", "bash -o errexit -c 'git push --force'", "force"},
+		{"bash", "echo 'git push -f' | sh", "force"},
+		{"bash", "setsid taskset -c 0 git push -f", "force"},
+		{"bash", "git push origin $BRANCH", "only known when the script runs"},
+		{"bash", "echo -f | xargs git push", "xargs"},
+		{"bash", "git frobnicate", "alias"},
+		{"bash", "$(echo git) push -f", "only known when the script runs"},
+		{"bash", "eval \"$CMD\"", "only known when the script runs"},
+		{"bash", "git push 'unterminated", "does not parse"},
+		{"bash", "find /etc -exec rm -rf {} +", "{}"},
+		{"bash", "find . -name '*.o' -exec rm -f {} +", ""},
+		{"bash", "sudo -u root rm -r /opt/x", "/opt/x"},
+		{"bash", "{rm,-rf,/opt/y}", "/opt/y"},
+		{"bash", "go test ./... && git status", ""},
+		{"bash", "git -c user.name=x commit -m 'no --force here'", ""},
+		{"bash", "nice -n 5 git push origin main", ""},
+		{"bash", "cat <<'EOF' > .env\nKEY=1\nEOF", ".env"},
 	}
 	for _, c := range cases {
 		key := "path"
