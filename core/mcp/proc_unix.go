@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// newProcessGroup gives the server a process group of its own, unless the
+// sandbox already started it in a session of its own (which is a group
+// too, and whose leader may not change group).
 func newProcessGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}

@@ -34,6 +34,12 @@ var mountNSWorks = sync.OnceValue(func() bool {
 	return cmd.Run() == nil
 })
 
+// hostMountNS names pi's mount namespace, read once.
+var hostMountNS = sync.OnceValue(func() string {
+	ns, _ := os.Readlink("/proc/self/ns/mnt")
+	return ns
+})
+
 // setNamespaces starts cmd in a new user and mount namespace in which pi's
 // user and group map to themselves, so files keep their owners.
 func setNamespaces(cmd *exec.Cmd) {
@@ -55,14 +61,10 @@ func applyMounts(s spec) error {
 		return nil
 	}
 	// Nothing done here may reach pi's own namespace: a helper started
-	// without a namespace of its own (a caller that forgot setNamespaces)
-	// refuses rather than mount over pi's files, which it could as root.
-	// (From a new user namespace the parent's link is unreadable, which
-	// says as much.)
-	self, err1 := os.Readlink("/proc/self/ns/mnt")
-	parent, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", os.Getppid()))
-	if err1 != nil || err2 == nil && self == parent {
-		return errors.New("not in a mount namespace of its own; refusing to mount")
+	// without one of its own (a caller that forgot setNamespaces, with pi
+	// running as root) refuses rather than mount over pi's files.
+	if self, err := os.Readlink("/proc/self/ns/mnt"); err != nil || s.HostMountNS == "" || self == s.HostMountNS {
+		return errors.New("the helper is not in a mount namespace of its own; not mounting anything")
 	}
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"os/exec"
 )
@@ -47,18 +46,5 @@ func (p *Policy) Program(exe string, argv []string) (*exec.Cmd, error) {
 	if exe == "" {
 		return nil, errors.New("sandbox: no pi executable to start the confining helper")
 	}
-	sp := p.spec()
-	js, err := json.Marshal(sp)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(helperExe(exe), append([]string{HelperArg, string(js), "--"}, argv...)...)
-	// As for bash: a session of its own (so also a process group), and the
-	// mount namespace the helper's protected paths and read deny list are
-	// applied in.
-	detach(cmd)
-	if sp.Namespace {
-		setNamespaces(cmd)
-	}
-	return cmd, nil
+	return helperCommand(exe, p.spec(), argv...)
 }

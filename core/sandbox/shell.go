@@ -27,6 +27,9 @@ type spec struct {
 	Namespace bool     `json:"namespace,omitempty"`
 	ReadOnly  []string `json:"readOnly,omitempty"`
 	Hide      []string `json:"hide,omitempty"`
+	// HostMountNS names pi's own mount namespace (/proc/self/ns/mnt): the
+	// helper refuses to mount anything while it is still in it.
+	HostMountNS string `json:"hostMountNS,omitempty"`
 }
 
 // cacheDir is a build cache to create, if missing, when Tool is installed.
@@ -91,18 +94,33 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 		if s.Exe == "" {
 			return nil, errors.New("sandbox: no pi executable to start the confining helper")
 		}
-		sp := s.Policy.spec()
-		js, err := json.Marshal(sp)
-		if err != nil {
+		var err error
+		if cmd, err = helperCommand(s.Exe, s.Policy.spec(), bash, "-c", script); err != nil {
 			return nil, err
-		}
-		cmd = exec.Command(helperExe(s.Exe), HelperArg, string(js), "--", bash, "-c", script)
-		detach(cmd)
-		if sp.Namespace {
-			setNamespaces(cmd)
 		}
 	}
 	cmd.Dir = dir
 	cmd.Env = env
+	return cmd, nil
+}
+
+// helperCommand is the command that starts pi's helper to run argv under
+// sp: in a session of its own, killed with pi, and in its own user and
+// mount namespace when sp mounts anything. Every way of starting the
+// helper goes through here, so none can forget the namespace (whose
+// mounts would otherwise land in pi's own).
+func helperCommand(exe string, sp spec, argv ...string) (*exec.Cmd, error) {
+	if sp.Namespace {
+		sp.HostMountNS = hostMountNS()
+	}
+	js, err := json.Marshal(sp)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(helperExe(exe), append([]string{HelperArg, string(js), "--"}, argv...)...)
+	detach(cmd)
+	if sp.Namespace {
+		setNamespaces(cmd)
+	}
 	return cmd, nil
 }
