@@ -366,7 +366,7 @@ func TestSecCredentialsAreNotReadable(t *testing.T) {
 		".aws/credentials": "AWSKEY-123\n",
 		".netrc":           "machine x password NETRC-123\n",
 	})
-	writeFiles(t, e.c.agentDir, map[string]string{"auth.json": `{"mock":{"key":"AUTHKEY-123"}}`})
+	writeFiles(t, e.c.agentDir, map[string]string{"auth.json": `{"other":{"type":"api_key","key":"AUTHKEY-123"}}`})
 	kernel := e.kernel(t)
 	res := e.run(t, []scripted.Reply{turn(
 		secBash("b1", "cat ~/.ssh/id_* ~/.aws/credentials ~/.netrc "+e.c.agentDir+"/auth.json "+e.c.agentDir+"/models.json; ls -a ~/.ssh; true"),
