@@ -36,6 +36,9 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	}
 	defer ls.close()
 	l := ls.world.loaded
+	if inputs, err = fitImages(inputs, l.Values); err != nil {
+		return err
+	}
 	trustDir, askTrust := a.trustQuestion(c, l)
 	var diags []diag.Diagnostic
 	for _, d := range ls.world.diagnostics() {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"github.com/piwasm/pi/core/imagefit"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool/builtin"
@@ -81,4 +84,28 @@ func (a *app) sessionsDir(l *resources.Loaded) string {
 		return expand(d)
 	}
 	return session.Dir(l.AgentDir, l.Cwd)
+}
+
+// fitImages scales down the images of the inputs (@files) that are over
+// 2000×2000 pixels, unless images.autoResize is false.
+func fitImages(inputs []session.Input, v *settings.Settings) ([]session.Input, error) {
+	if !v.Bool("images.autoResize") {
+		return inputs, nil
+	}
+	for i := range inputs {
+		for j, b := range inputs[i].Images {
+			data, err := base64.StdEncoding.DecodeString(b.Data)
+			if err != nil {
+				continue
+			}
+			out, mime, _, _, resized, err := imagefit.Fit(data, b.MimeType)
+			if err != nil {
+				return nil, fmt.Errorf("attached image: %w", err)
+			}
+			if resized {
+				inputs[i].Images[j].Data, inputs[i].Images[j].MimeType = base64.StdEncoding.EncodeToString(out), mime
+			}
+		}
+	}
+	return inputs, nil
 }

@@ -209,6 +209,9 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 	}
 	defer ls.close()
 	rt, w, replay := ls.rt, ls.world, ls.replay
+	if inputs, err = fitImages(inputs, w.loaded.Values); err != nil {
+		return err
+	}
 	out := &eventWriter{w: a.stdout, on: r.mode == "json"}
 	var plain *plainTranscript
 	if r.transcript && !out.on {
@@ -346,6 +349,7 @@ func (a *app) route(l *resources.Loaded, r *runFlags) (provider.Route, error) {
 		if sel.Warning != "" {
 			fmt.Fprintf(a.stderr, "pi: %s\n", esc(sel.Warning))
 		}
+		sel.Route.BlockImages = l.Values.Bool("images.blockImages")
 		return sel.Route, nil
 	}
 	if r.dryRun && !models.Found && r.model == "" {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/png"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -273,5 +277,56 @@ func TestSettingsSessionDir(t *testing.T) {
 	}
 	if got, _ := filepath.Glob(filepath.Join(envDir, "*.jsonl")); len(got) != 1 {
 		t.Fatalf("PI_CODING_AGENT_SESSION_DIR: %v", got)
+	}
+}
+
+// images.autoResize scales an attached image to fit 2000×2000; a model
+// whose input does not list "image" gets a note instead, as does every
+// model with images.blockImages.
+func TestSettingsImages(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	img := image.NewRGBA(image.Rect(0, 0, 3000, 1000))
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	writeFiles(t, proj, map[string]string{"big.png": b.String()})
+	models := `{"providers":{"m":{"baseUrl":"URL","api":"openai-completions","apiKey":"k","models":[{"id":"vision","input":["text","image"]},{"id":"text-only"}]}}}`
+	sent := func(settingsJSON, model string) (string, string) {
+		reqs, _ := settingsRun(t, c, settingsJSON, models, []scripted.Reply{{Text: "ok"}}, "--cwd", proj, "--model", "m/"+model, "@"+filepath.Join(proj, "big.png"), "what is it?")
+		msgs := reqs[0]["messages"].([]any)
+		parts, _ := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
+		var url, text string
+		for _, p := range parts {
+			p := p.(map[string]any)
+			if iu, ok := p["image_url"].(map[string]any); ok {
+				url = iu["url"].(string)
+			} else if s, ok := p["text"].(string); ok {
+				text += s
+			}
+		}
+		return url, text
+	}
+	size := func(url string) string {
+		data, err := base64.StdEncoding.DecodeString(url[strings.Index(url, ",")+1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%dx%d", cfg.Width, cfg.Height)
+	}
+	if url, _ := sent(`{}`, "vision"); url == "" || size(url) != "2000x667" {
+		t.Errorf("autoResize: image %q", url)
+	}
+	if url, _ := sent(`{"images":{"autoResize":false}}`, "vision"); url == "" || size(url) != "3000x1000" {
+		t.Errorf("autoResize false: image sent at %s", size(url))
+	}
+	if url, text := sent(`{}`, "text-only"); url != "" || !strings.Contains(text, "this model does not take images") {
+		t.Errorf("text-only model: image %q, text %q", url, text)
+	}
+	if url, text := sent(`{"images":{"blockImages":true}}`, "vision"); url != "" || !strings.Contains(text, "images are turned off") {
+		t.Errorf("blockImages: image %q, text %q", url, text)
 	}
 }

@@ -28,6 +28,7 @@ func buildBody(route Route, req Request) (*object, error) {
 		return nil, err
 	}
 	req.Stream = true
+	req = withoutImages(route, req)
 	switch route.API {
 	case APIAnthropicMessages:
 		o, err := anthropicObject(route, req)

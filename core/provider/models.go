@@ -724,6 +724,9 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 		MaxTokens:      eff.MaxTokens,
 		Reasoning:      eff.Reasoning != nil && *eff.Reasoning,
 		ThinkingLevels: eff.ThinkingLevelMap,
+		// Like the established harness: a model takes images only when its
+		// input lists "image" (the default input is text only).
+		NoImages: !contains(eff.Input, "image"),
 	}
 	if r.API == "" {
 		return Route{}, fmt.Errorf("model %q: providers.%s.api is not set (want one of %s)", label, p.Name, strings.Join(supportedAPIs(), ", "))

@@ -82,6 +82,9 @@ type Route struct {
 	SamplingParams   map[string]json.RawMessage
 	KeyProblem       string
 	BearerFromConfig bool
+	// NoImages: the model's input does not list "image" (or images are
+	// turned off, BlockImages): image parts are replaced by a note.
+	NoImages, BlockImages bool
 	// Bearer sends the key as "Authorization: Bearer" on the Anthropic
 	// API (ANTHROPIC_AUTH_TOKEN, OAuth tokens) instead of x-api-key;
 	// OAuth adds the headers an OAuth token needs there.

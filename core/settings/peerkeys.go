@@ -84,8 +84,8 @@ func peerKeys() []Key {
 		{Name: "terminal.hyperlinks", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`},
 		{Name: "terminal.images", Kind: Bool, Enum: []string{"kitty", "iterm2", "auto"}, Default: `"auto"`, Note: "pi does not draw images in the terminal"},
 		{Name: "terminal.trueColor", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`},
-		{Name: "images.autoResize", Kind: Bool, Default: "true"},
-		{Name: "images.blockImages", Kind: Bool, Default: "false"},
+		{Name: "images.autoResize", Kind: Bool, Default: "true", Status: Applied},
+		{Name: "images.blockImages", Kind: Bool, Default: "false", Status: Applied},
 		{Name: "markdown.codeBlockIndent", Kind: String, Default: `"  "`},
 		{Name: "markdown.mermaid", Kind: String, Enum: []string{"off", "final", "streaming"}, Default: `"streaming"`, Note: "pi does not render mermaid diagrams"},
 

@@ -202,6 +202,10 @@ type Env struct {
 	// CommandPrefix is put before every bash script on a line of its own
 	// (settings shellCommandPrefix, e.g. "shopt -s expand_aliases").
 	CommandPrefix string
+	// KeepImageSize sends images the read tool attaches at their own size
+	// (settings images.autoResize false); by default an image over
+	// 2000×2000 pixels is scaled down to fit.
+	KeepImageSize bool
 }
 
 // withDefaults fills in the nil members.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/piwasm/pi/core/imagefit"
 	"io"
 	"math"
 	"strings"
@@ -16,6 +17,9 @@ import (
 // maxImageBytes bounds an attached image: providers refuse larger ones, and
 // pi does not resize.
 const maxImageBytes = 5 << 20
+
+// maxScaledSourceBytes bounds an image read to be scaled down.
+const maxScaledSourceBytes = 50 << 20
 
 // sniffImage names the image type of a file by its first bytes, or "".
 func sniffImage(head []byte) string {
@@ -58,7 +62,7 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	}
 	head = head[:n]
 	if mime := sniffImage(head); mime != "" {
-		return readImage(f, head, mime, path)
+		return readImage(f, head, mime, path, !e.KeepImageSize)
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return tool.TextResult(fmt.Sprintf("[%s looks binary (%s); it is not shown as text. Inspect it with bash, e.g. xxd %s | head]",
@@ -141,17 +145,33 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	return tool.TextResult(tr.Text), nil
 }
 
-func readImage(f io.Reader, head []byte, mime, path string) (tool.Result, error) {
-	rest, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
+func readImage(f io.Reader, head []byte, mime, path string, fit bool) (tool.Result, error) {
+	limit := int64(maxImageBytes)
+	if fit {
+		// A large image may fit once scaled down.
+		limit = maxScaledSourceBytes
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return tool.ErrorResult("%s", describeFSError("read", path, err)), nil
 	}
 	data := append(head, rest...)
+	note := ""
+	if fit && int64(len(data)) <= limit {
+		out, outMime, w, h, resized, err := imagefit.Fit(data, mime)
+		if err != nil {
+			return tool.ErrorResult("%s: %v", path, err), nil
+		}
+		if resized {
+			data, mime = out, outMime
+			note = fmt.Sprintf(", scaled down to %d×%d", w, h)
+		}
+	}
 	if len(data) > maxImageBytes {
 		return tool.TextResult(fmt.Sprintf("[%s is a %s image over %s; it is too large to attach.]", path, mime, formatSize(maxImageBytes))), nil
 	}
 	return tool.Result{Content: []tool.Part{
-		{Type: "text", Text: fmt.Sprintf("Image %s [%s, %s] attached.", path, mime, formatSize(len(data)))},
+		{Type: "text", Text: fmt.Sprintf("Image %s [%s, %s%s] attached.", path, mime, formatSize(len(data)), note)},
 		{Type: "image", Data: base64.StdEncoding.EncodeToString(data), MimeType: mime},
 	}}, nil
 }
