@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/runtime"
@@ -43,25 +42,19 @@ func (s *Server) handleSession(c rpcCommand) bool {
 	case "get_fork_messages":
 		s.respond(c, map[string]any{"messages": rt.Transcript().ForkMessages()}, nil)
 	case "fork":
-		var text string
-		err := s.fork(func(tr *session.Transcript) (string, error) {
-			leaf, t, err := tr.ForkTarget(c.EntryID, false)
-			text = t
-			return leaf, err
-		})
+		text, err := rt.Fork(c.EntryID, false)
 		if err != nil {
 			s.respond(c, nil, err)
 			return true
 		}
 		s.respond(c, map[string]any{"text": text, "cancelled": false}, nil)
 	case "clone":
-		err := s.fork(func(tr *session.Transcript) (string, error) {
-			leaf := tr.LeafID()
-			if leaf == "" {
-				return "", errors.New("Cannot clone session: no current entry selected")
-			}
-			return leaf, nil
-		})
+		leaf := rt.Transcript().LeafID()
+		if leaf == "" {
+			s.respond(c, nil, errors.New("Cannot clone session: no current entry selected"))
+			return true
+		}
+		_, err := rt.Fork(leaf, true)
 		if err != nil {
 			s.respond(c, nil, err)
 			return true
@@ -110,29 +103,6 @@ func (s *Server) handleSession(c rpcCommand) bool {
 		return false
 	}
 	return true
-}
-
-// fork writes a new session file beside the current one holding the
-// branch up to the leaf pick chooses, and continues in it.
-func (s *Server) fork(pick func(tr *session.Transcript) (string, error)) error {
-	rt := s.h.Runtime
-	if rt.State().Running {
-		return runtime.ErrBusy
-	}
-	tr := rt.Transcript()
-	leaf, err := pick(tr)
-	if err != nil {
-		return err
-	}
-	nt, err := tr.ForkBeside(leaf, time.Now())
-	if err != nil {
-		return err
-	}
-	if err := rt.Switch(nt); err != nil {
-		nt.Close()
-		return err
-	}
-	return nil
 }
 
 func indexOf(entries []session.Entry, id string) int {

@@ -76,6 +76,16 @@ type Host struct {
 	// one (JSON value) and returns the file it went to.
 	Settings   func() ([]Setting, error)
 	SetSetting func(name, value string) (string, error)
+	// Summarizer writes the summary of a branch /tree leaves (nil: no
+	// summaries offered); SkipSummaryPrompt (branchSummary.skipPrompt)
+	// goes without asking and without a summary.
+	Summarizer        runtime.Summarizer
+	SkipSummaryPrompt bool
+	// DoubleEscape is what esc twice on an empty editor opens:
+	// "tree" (the default), "fork" or "none" (doubleEscapeAction).
+	DoubleEscape string
+	// TreeFilter is the filter /tree opens with (treeFilterMode).
+	TreeFilter string
 	// Sections are the system prompt's sections with their sources.
 	Sections func() ([]Section, error)
 	// Trust, when set, is asked first: the project has local resources

@@ -95,12 +95,21 @@ type Model struct {
 	tools         []*liveTool
 	bash          *liveTool // a !command running
 
-	editor   textarea.Model
-	history  []string
-	histPos  int
-	menu     []item
-	menuSel  int
-	dialog   *dialog
+	editor  textarea.Model
+	history []string
+	histPos int
+	menu    []item
+	menuSel int
+	dialog  *dialog
+	// picker is the /tree navigator or the /fork picker; input a one-line
+	// question (a label, summary instructions).
+	picker *picker
+	input  *input
+	// navCancel stops a branch summary being written (esc).
+	navCancel func()
+	// lastEsc is when esc was last pressed on an empty editor (twice
+	// opens /tree, per doubleEscapeAction).
+	lastEsc  time.Time
 	notice   string
 	working  bool
 	queue    []string
@@ -207,6 +216,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeMsg:
 		m.addNotice(string(msg))
 		return m, m.flush()
+	case navigatedMsg:
+		return m, m.navigated(msg)
 	case askMsg:
 		m.dialog = permissionDialog(msg)
 		return m, nil
@@ -238,6 +249,15 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(s)
 	}
+	if m.input != nil {
+		return m.inputKey(s)
+	}
+	if m.picker != nil {
+		return m.pickerKey(s)
+	}
+	if s != "esc" {
+		m.lastEsc = time.Time{}
+	}
 	switch s {
 	case "ctrl+c":
 		if m.editor.Value() != "" {
@@ -261,6 +281,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.menu = nil
 			return nil
 		}
+		if m.navCancel != nil {
+			m.navCancel()
+			return nil
+		}
 		if m.working {
 			m.notice = "aborting…"
 			rt := m.rt
@@ -269,7 +293,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 				return abortedMsg{st, fu}
 			}
 		}
-		return nil
+		return m.doubleEscape()
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
@@ -665,6 +689,10 @@ func (m *Model) bottom() string {
 	var parts []string
 	if m.dialog != nil {
 		parts = append(parts, m.dialog.view(m.width, m.st))
+	} else if m.input != nil {
+		parts = append(parts, m.input.view(m.width, m))
+	} else if m.picker != nil {
+		parts = append(parts, m.picker.view(m.width, m.height, m))
 	} else {
 		if len(m.menu) > 0 {
 			parts = append(parts, m.menuView())

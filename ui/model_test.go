@@ -101,7 +101,7 @@ func TestSlashCompletionListsEveryKind(t *testing.T) {
 	m := New(Host{Runtime: rt, Cwd: dir})
 	press(m, "/")
 	v := plainView(m)
-	for range 20 {
+	for range len(slashCommands()) + 6 {
 		press(m, "down")
 		v += plainView(m)
 	}

@@ -52,6 +52,8 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	h := ui.Host{
 		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs, Notices: strings.TrimSpace(notes.String()),
 		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", PickSession: r.resume,
+		Summarizer: branchSummarizer(ls), SkipSummaryPrompt: branchSettings(ls).SkipPrompt,
+		DoubleEscape: l.Values.String("doubleEscapeAction"), TreeFilter: l.Values.String("treeFilterMode"),
 		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
 		Sessions: func() ([]ui.SessionInfo, error) {
 			return listSessions(a.sessionsDir(ls.world.loaded), 20)

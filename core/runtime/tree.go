@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/session"
@@ -126,4 +127,33 @@ func (rt *Runtime) Navigate(ctx context.Context, target string, opts NavigateOpt
 		}
 	}
 	return res, nil
+}
+
+// Fork continues in a new session file beside the current one, as the
+// established harness's /fork and /clone do: from the user message
+// entryID (the new session ends at its parent and the message's text is
+// returned for the editor) or, with at, a copy of the branch up to and
+// including entryID. The old session is closed and left as it was.
+func (rt *Runtime) Fork(entryID string, at bool) (text string, err error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.running || rt.navigating {
+		return "", ErrBusy
+	}
+	tr := rt.runner.Transcript
+	leaf, text, err := tr.ForkTarget(entryID, at)
+	if err != nil {
+		return "", err
+	}
+	nt, err := tr.ForkBeside(leaf, time.Now())
+	if err != nil {
+		return "", err
+	}
+	rt.runner.Transcript = nt
+	rt.messages = branchMessages(nt)
+	rt.last, rt.lastErr = nil, nil
+	if err := tr.Close(); err != nil {
+		return text, fmt.Errorf("close the session forked from: %w", err)
+	}
+	return text, nil
 }

@@ -45,8 +45,8 @@ func peerKeys() []Key {
 		{Name: "followUpMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
 		{Name: "queueMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Status: Internal},
 		{Name: "externalEditor", Kind: String, Status: Applied},
-		{Name: "doubleEscapeAction", Kind: String, Enum: []string{"tree", "fork", "none"}, Default: `"tree"`},
-		{Name: "treeFilterMode", Kind: String, Enum: []string{"default", "no-tools", "user-only", "labeled-only", "all"}, Default: `"default"`, Note: "pi has no /tree yet"},
+		{Name: "doubleEscapeAction", Kind: String, Enum: []string{"tree", "fork", "none"}, Default: `"tree"`, Status: Applied},
+		{Name: "treeFilterMode", Kind: String, Enum: []string{"default", "no-tools", "user-only", "labeled-only", "all"}, Default: `"default"`, Status: Applied},
 		// core/resources checks it: it also takes pi's older values, with a warning.
 		{Name: "defaultProjectTrust", Kind: Any, Default: `"ask"`, Scope: GlobalOnly, Status: Applied},
 
@@ -62,8 +62,8 @@ func peerKeys() []Key {
 		{Name: "compaction.reserveTokens", Kind: Int, Default: "16384", Status: Applied},
 		{Name: "compaction.keepRecentTokens", Kind: Int, Default: "20000", Status: Applied},
 		{Name: "compaction.modelOverrides", Kind: Object, Status: Applied},
-		{Name: "branchSummary.reserveTokens", Kind: Int, Default: "16384"},
-		{Name: "branchSummary.skipPrompt", Kind: Bool, Default: "false"},
+		{Name: "branchSummary.reserveTokens", Kind: Int, Default: "16384", Status: Applied},
+		{Name: "branchSummary.skipPrompt", Kind: Bool, Default: "false", Status: Applied},
 
 		// Terminal and display.
 		{Name: "theme", Kind: String, Default: `"system"`},
