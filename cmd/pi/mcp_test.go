@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -407,5 +411,99 @@ func TestMCPCommands(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("check does not show the state directory: %s", out)
+	}
+}
+
+// A session calls a tool of a streamable HTTP server: the MCP project's
+// everything server (npm) serving HTTP on loopback; the header's ${NAME}
+// is resolved from pi's environment.
+func TestMCPStreamableHTTPToolInASession(t *testing.T) {
+	everything := referenceServer(t, "everything")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	srv := exec.Command("node", everything, "streamableHttp")
+	srv.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "listening on port") {
+				close(ready)
+				break
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the everything server did not start serving HTTP")
+	}
+
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "c1", Name: "mcp__web__get_sum", Args: json.RawMessage(`{"a":2,"b":40}`)}}},
+		{Text: "done"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{
+		"web": map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "headers": map[string]string{"X-Team": "${PI_TEST_TEAM}"}},
+	})})
+	out, errs, code := c.runPi([]string{"PI_TEST_TEAM=core"}, "-p", "--no-extensions", "add")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	reqs := s.Requests()
+	if !strings.Contains(string(reqs[0]), `"name":"mcp__web__get_sum"`) {
+		t.Errorf("the HTTP server's tool was not declared")
+	}
+	if !strings.Contains(string(reqs[1]), "42") {
+		t.Errorf("the result did not reach the model: %s", reqs[1][strings.Index(string(reqs[1]), `"role":"tool"`):][:300])
+	}
+
+	// Without the variable the connection fails with a diagnostic, and the
+	// session goes on without the server.
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "alone"}})
+	out, errs, code = c.runPi(nil, "-p", "--no-extensions", "--no-session", "add")
+	if code != 0 || out != "alone\n" || !strings.Contains(errs, "PI_TEST_TEAM is not set") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+}
+
+// A server's notifications/tools/list_changed is honoured: the tool its
+// unlock tool adds is declared from the next prompt on, and called.
+func TestMCPToolListChanged(t *testing.T) {
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "c1", Name: "mcp__go__unlock", Args: json.RawMessage(`{}`)}}},
+		{Text: "unlocked"},
+		{Calls: []scripted.Call{{ID: "c2", Name: "mcp__go__secret", Args: json.RawMessage(`{}`)}}},
+		{Text: "done"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{"go": map[string]any{"command": mcpServerBin(t)}})})
+	out, errs, code := c.runPi(nil, "-p", "--no-extensions", "unlock it", "now use it")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if strings.Contains(string(reqs[0]), "mcp__go__secret") || !strings.Contains(string(reqs[2]), `"name":"mcp__go__secret"`) {
+		t.Errorf("the new tool is not declared from the next prompt on")
+	}
+	if !strings.Contains(string(reqs[3]), "the secret is 42") {
+		t.Errorf("the new tool's result did not reach the model")
 	}
 }

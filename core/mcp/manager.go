@@ -137,6 +137,18 @@ func (m *Manager) Wait(ctx context.Context, max time.Duration) {
 			return
 		case <-t.C:
 		}
+		// A tool list the server announced as changed is fetched before
+		// the prompt is built.
+		refreshed := make(chan struct{})
+		go func() {
+			s.refreshing.Wait()
+			close(refreshed)
+		}()
+		select {
+		case <-refreshed:
+		case <-ctx.Done():
+		case <-t.C:
+		}
 		t.Stop()
 	}
 }
@@ -308,6 +320,8 @@ type server struct {
 	instructions string
 	closing      bool
 	reported     bool // the current failure was returned by NewProblems
+	// refreshing counts tool-list refreshes in flight.
+	refreshing sync.WaitGroup
 	// notes are tools left out (a name clash), shown with the status.
 	notes []string
 }
@@ -396,7 +410,13 @@ func (s *server) connect() {
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "pi", Version: s.m.opts.Version}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			go s.refreshTools()
+			// Counted before the handler returns, so a prompt that
+			// starts next waits for the new list (Wait).
+			s.refreshing.Add(1)
+			go func() {
+				defer s.refreshing.Done()
+				s.refreshTools()
+			}()
 		},
 		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 			s.m.log(s.cfg.Name, r.Params)

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -71,6 +72,10 @@ func newServer() *mcp.Server {
 		mcp.AddTool(server, &mcp.Tool{Name: "secret", Description: "the secret"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			return text("the secret is 42"), nil, nil
 		})
+		// The SDK sends list_changed 10 ms after a change, debounced; a
+		// client as quick as the tests' scripted model would otherwise
+		// start its next prompt first. A real model is slower than that.
+		time.Sleep(100 * time.Millisecond)
 		return text("unlocked"), nil, nil
 	})
 	return server
