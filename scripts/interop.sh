@@ -6,7 +6,10 @@
 #   2. the peer continues the same file again and must see pi's turn;
 #   3. pi starts a session, the peer continues it;
 #   4. a trust decision written by `pi trust` is honoured by the peer, and
-#      one the peer's trust.json holds is honoured by pi.
+#      one the peer's trust.json holds is honoured by pi;
+#   5. a session either harness compacted (twice, automatically) continues
+#      in the other with the same conversation as its own continuation
+#      (cmd/pi's TestInteropCompaction, which skips without the peer).
 # Exits non-zero naming the first step that failed. Needs the npm registry
 # the first time (to install the peer).
 set -euo pipefail
@@ -59,4 +62,6 @@ echo "Say hi." > "$work/trusted/.pi/prompts/hi.md"
 pi trust "$work/trusted" > /dev/null || fail "pi trust"
 grep -q "$work/trusted" "$PI_CODING_AGENT_DIR/trust.json" || fail "pi trust wrote nothing"
 (cd "$work/trusted" && pi resources --json | grep -q '"hi"') || fail "pi ignores its own trust decision"
+say "5. compaction both ways: a session each harness compacted continues in the other with the same request"
+(cd "$repo" && PI_BENCH_CACHE="$cache" go test -count=1 -run 'TestInteropCompaction' ./cmd/pi/ >&2) || fail "compacted sessions do not continue alike"
 say "all steps passed"

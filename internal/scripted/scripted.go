@@ -57,6 +57,9 @@ func (r Reply) prompt() int {
 type Server struct {
 	Replies  []Reply
 	Fallback string
+	// FallbackPromptTokens is the prompt-token count Fallback replies
+	// report (0: the default).
+	FallbackPromptTokens int
 	// Chunk is the size of the fragments text and arguments are split into
 	// (0: 7 bytes, small enough to cut tokens and JSON in odd places).
 	Chunk int
@@ -134,7 +137,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.next++
 	} else {
-		rep = Reply{Text: s.Fallback}
+		rep = Reply{Text: s.Fallback, PromptTokens: s.FallbackPromptTokens}
 		if rep.Text == "" {
 			rep.Text = "(the script has no more replies)"
 		}
