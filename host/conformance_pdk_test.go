@@ -27,10 +27,18 @@ import (
 // for any Extism PDK"), which are asserted as such: pi refuses and Extism
 // does not.
 
-// pdkGuests are the stock-PDK guests: each a module of its own under
-// testdata/conformance, so that the PDKs never enter pi's go.mod.
-var pdkGuests = map[string]func(dir, out string) error{
-	"gopdk": func(dir, out string) error {
+// pdkGuest is a stock-PDK guest: a module of its own under
+// testdata/conformance (so that the PDKs never enter pi's go.mod), the
+// files its build depends on, and how to build it into out.
+type pdkGuestSrc struct {
+	sources []string
+	build   func(dir, out string) error
+}
+
+var pdkGuests = map[string]pdkGuestSrc{
+	// The Go PDK, fetched from the module proxy, with the standard
+	// toolchain.
+	"gopdk": {[]string{"main.go", "go.mod", "go.sum"}, func(dir, out string) error {
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, ".")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
@@ -38,7 +46,17 @@ var pdkGuests = map[string]func(dir, out string) error{
 			return fmt.Errorf("%v\n%s", err, b)
 		}
 		return nil
-	},
+	}},
+	// The AssemblyScript PDK, fetched from the npm registry (pinned by its
+	// lock file), built as the AssemblyScript example is.
+	"aspdk": {[]string{"assembly/index.ts", "package.json", "package-lock.json"}, func(dir, out string) error {
+		cmd := exec.Command(filepath.Join("..", "..", "..", "..", "scripts", "build-as.sh"), ".")
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%v (needs npm)\n%s", err, b)
+		}
+		return os.Rename(filepath.Join(dir, "aspdk.wasm"), out)
+	}},
 }
 
 var pdkBuilds sync.Map // name → func() (string, error)
@@ -52,7 +70,7 @@ func pdkGuest(t *testing.T, name string) []byte {
 	once, _ := pdkBuilds.LoadOrStore(name, sync.OnceValues(func() (string, error) {
 		dir, _ := filepath.Abs(filepath.Join("testdata", "conformance", name))
 		h := sha256.New()
-		for _, f := range []string{"main.go", "go.mod", "go.sum"} {
+		for _, f := range pdkGuests[name].sources {
 			b, err := os.ReadFile(filepath.Join(dir, f))
 			if err != nil {
 				return "", err
@@ -72,7 +90,7 @@ func pdkGuest(t *testing.T, name string) []byte {
 			return "", err
 		}
 		tmp := out + ".tmp"
-		if err := pdkGuests[name](dir, tmp); err != nil {
+		if err := pdkGuests[name].build(dir, tmp); err != nil {
 			return "", fmt.Errorf("building %s: %w", name, err)
 		}
 		return out, os.Rename(tmp, out)
@@ -150,7 +168,7 @@ func TestStockPDKConformance(t *testing.T) {
 		{export: "http", input: srv.URL + "/redirect", restriction: "redirects checked against the grant", cause: CauseTrap},
 		{export: "http", input: "http://example.invalid/", cause: CauseTrap}, // refused by both
 	}
-	for _, name := range []string{"gopdk"} {
+	for _, name := range []string{"gopdk", "aspdk"} {
 		t.Run(name, func(t *testing.T) {
 			wasm := pdkGuest(t, name)
 			pi, piLogs := piConformance(t, name, wasm, u.Host)
