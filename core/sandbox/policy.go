@@ -310,7 +310,7 @@ func (p *Policy) Enforced() bool { return p.Mode == ModeOff || p.Confined() }
 // policy asks for confinement the system cannot provide; empty otherwise.
 func (p *Policy) Notice() string {
 	if p.Enforced() {
-		return ""
+		return p.namespaceNotice()
 	}
 	return fmt.Sprintf("sandbox: %s; commands run unconfined (the file tools still check the %s policy). Use --sandbox require to refuse to run instead.", p.enforcement.Reason, p.Mode)
 }

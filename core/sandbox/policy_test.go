@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	full    = Enforcement{OS: "linux", LandlockABI: 5, Seccomp: true}
+	full    = Enforcement{OS: "linux", LandlockABI: 5, Seccomp: true, MountNS: true}
 	noLL    = Enforcement{OS: "linux", Seccomp: true, Reason: "no landlock here"}
 	noSecco = Enforcement{OS: "linux", LandlockABI: 3, Reason: "no seccomp here"}
 )

@@ -340,3 +340,13 @@ func (p *Policy) denyReadNote(output string) string {
 	}
 	return "The sandbox hides " + strings.Join(hit, ", ") + " from commands (the read deny list: credentials), so it looks empty or missing. Do not try to work around it; if it is needed, tell the user, who can run the command themselves or remove it with \"!PATH\" in \"denyRead\" under \"sandbox\" in settings."
 }
+
+// namespaceNotice says, once per run, when commands are confined but
+// cannot get a mount namespace: the protected paths and the read deny
+// list then hold for the file tools only.
+func (p *Policy) namespaceNotice() string {
+	if !p.Confined() || p.enforcement.MountNS || len(p.Protected) == 0 && len(p.DenyRead) == 0 {
+		return ""
+	}
+	return "sandbox: this system does not let pi start commands in a user and mount namespace of their own (unprivileged user namespaces are off), so commands can still write the protected paths (.git/hooks, .pi, ...) and read the read deny list (~/.ssh, ...); the file tools refuse both. Run pi in a container or as a separate user if that matters."
+}

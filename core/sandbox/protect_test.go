@@ -192,3 +192,21 @@ func TestHomeFilesProtectedWhenWritable(t *testing.T) {
 		}
 	}
 }
+
+// Confined without a mount namespace, pi says once that the lists hold for
+// the file tools only.
+func TestNoticeWithoutMountNamespace(t *testing.T) {
+	noNS := full
+	noNS.MountNS = false
+	p, _ := build(Inputs{Cwd: "/w", Tmp: "/tmp", Home: "/home/u"}, noNS)
+	if n := p.Notice(); !strings.Contains(n, "namespace") || !strings.Contains(n, "file tools") {
+		t.Errorf("notice = %q", n)
+	}
+	if s := p.spec(); s.Namespace {
+		t.Error("spec asks for a namespace the system cannot give")
+	}
+	p, _ = build(Inputs{Cwd: "/w", Tmp: "/tmp", Home: "/home/u"}, full)
+	if s := p.spec(); !s.Namespace || len(s.ReadOnly) == 0 || len(s.Hide) == 0 {
+		t.Errorf("spec %+v", s)
+	}
+}
