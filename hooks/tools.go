@@ -50,6 +50,12 @@ type Validate func(input json.RawMessage) (json.RawMessage, error)
 // it, and the caller must not run the call. A failing skip handler is
 // passed over with a diagnostic, its replacement (if any) discarded.
 //
+// A handler whose policy is abort is a policy: what runs must be what it
+// approved. When a later handler replaces the arguments, every abort
+// handler that approved other arguments is asked again, in load order,
+// with the final ones, until they all approved what will run; arguments
+// that keep changing after maxRechecks rounds are refused.
+//
 // The tool call's id is not part of the event: it is served under
 // abi.KeyToolCallID, so that a pure guest that never reads it can be
 // memoised across calls.
@@ -57,10 +63,13 @@ func (d *Dispatcher) ToolCall(ctx context.Context, ev abi.ToolCallEvent, callID 
 	var v ToolVerdict
 	fetch := callFetcher(callID)
 	ev.ToolCallID = ""
-	for _, h := range d.handlers {
-		if !h.Handles(abi.HookToolCall) {
-			continue
-		}
+	// approved holds, for each abort handler that let the call through,
+	// the arguments it let through.
+	approved := map[int]json.RawMessage{} // by index in d.handlers
+	var policies []int
+	// ask runs handler i on ev; done reports a final verdict.
+	ask := func(i int) (done bool, err error) {
+		h := d.handlers[i]
 		res, err := toolCall(ctx, h, ev, fetch)
 		if err == nil {
 			if res.Block {
@@ -68,25 +77,60 @@ func (d *Dispatcher) ToolCall(ctx context.Context, ev abi.ToolCallEvent, callID 
 				if reason == "" {
 					reason = "refused by policy"
 				}
-				return ToolVerdict{Block: true, Reason: reason, Extension: h.Name()}, nil
+				v = ToolVerdict{Block: true, Reason: reason, Extension: h.Name()}
+				return true, nil
 			}
 			if res.Input != nil {
 				var in json.RawMessage
-				in, err = checkInput(res.Input, validate)
-				if err == nil {
+				if in, err = checkInput(res.Input, validate); err == nil {
 					ev.Input, v.Input, v.Extension = in, in, h.Name()
-					continue
 				}
-			} else {
-				continue
 			}
 		}
-		if ferr := d.fail(h, abi.HookToolCall, err); ferr != nil {
-			return ToolVerdict{}, ferr
+		if err != nil {
+			return false, d.fail(h, abi.HookToolCall, err)
+		}
+		if h.FailurePolicy() == PolicyAbort {
+			approved[i] = ev.Input
+		}
+		return false, nil
+	}
+	for i, h := range d.handlers {
+		if !h.Handles(abi.HookToolCall) {
+			continue
+		}
+		if h.FailurePolicy() == PolicyAbort {
+			policies = append(policies, i)
+		}
+		if done, err := ask(i); done || err != nil {
+			return v, err
+		}
+	}
+	for round := 0; v.Input != nil; round++ {
+		stale := false
+		for _, i := range policies {
+			if bytes.Equal(approved[i], ev.Input) {
+				continue
+			}
+			if round == maxRechecks {
+				name := d.handlers[i].Name()
+				return ToolVerdict{Block: true, Extension: name, Reason: fmt.Sprintf("the extensions kept changing this call's arguments, so %s could not approve the arguments that would run", name)}, nil
+			}
+			stale = true
+			if done, err := ask(i); done || err != nil {
+				return v, err
+			}
+		}
+		if !stale {
+			break
 		}
 	}
 	return v, nil
 }
+
+// maxRechecks bounds the rounds in which abort handlers are asked again
+// about arguments a later handler changed.
+const maxRechecks = 4
 
 func toolCall(ctx context.Context, h Handler, ev abi.ToolCallEvent, fetch Fetcher) (abi.ToolCallResult, error) {
 	th, ok := h.(ToolHandler)

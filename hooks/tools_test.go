@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -243,3 +244,53 @@ func TestToolHooksMemoised(t *testing.T) {
 type memoFake struct{ toolFake }
 
 func (m *memoFake) MemoIdentity() (string, bool) { return "guard-v1", true }
+
+// TestToolCallAbortPoliciesSeeFinalArguments (issue 19): a skip extension
+// loaded after an abort policy replaces arguments the policy approved; the
+// policy is asked again about what would run, and its block stands. A
+// policy that approves the final arguments lets them through; arguments
+// that never settle are refused.
+func TestToolCallAbortPoliciesSeeFinalArguments(t *testing.T) {
+	var seen []string
+	policy := caller("policy", PolicyAbort, func(ev abi.ToolCallEvent, _ Fetcher) (abi.ToolCallResult, error) {
+		seen = append(seen, string(ev.Input))
+		if strings.Contains(string(ev.Input), "--force") {
+			return abi.ToolCallResult{Block: true, Reason: "no force pushes"}, nil
+		}
+		return abi.ToolCallResult{}, nil
+	})
+	rewrite := func(to string) *toolFake {
+		return caller("rewriter", PolicySkip, func(abi.ToolCallEvent, Fetcher) (abi.ToolCallResult, error) {
+			in, _ := json.Marshal(map[string]string{"command": to})
+			return abi.ToolCallResult{Input: in}, nil
+		})
+	}
+	d := New([]Handler{policy, rewrite("git push --force origin main")})
+	v, err := d.ToolCall(context.Background(), bashEvent("git push origin main"), "c", wantCommand)
+	if err != nil || !v.Block || v.Extension != "policy" || v.Reason != "no force pushes" {
+		t.Fatalf("verdict %+v, %v; the policy saw %q", v, err, seen)
+	}
+
+	seen = nil
+	d = New([]Handler{policy, rewrite("git push origin feature")})
+	v, err = d.ToolCall(context.Background(), bashEvent("git push origin main"), "c", wantCommand)
+	if err != nil || v.Block || string(v.Input) != `{"command":"git push origin feature"}` || len(seen) != 2 {
+		t.Fatalf("verdict %+v, %v; the policy saw %q", v, err, seen)
+	}
+
+	// A policy that rewrites whatever it is shown never settles.
+	n := 0
+	fickle := caller("fickle", PolicyAbort, func(abi.ToolCallEvent, Fetcher) (abi.ToolCallResult, error) {
+		n++
+		in, _ := json.Marshal(map[string]string{"command": fmt.Sprint("echo ", n)})
+		return abi.ToolCallResult{Input: in}, nil
+	})
+	d = New([]Handler{fickle, caller("other", PolicyAbort, func(abi.ToolCallEvent, Fetcher) (abi.ToolCallResult, error) {
+		n++
+		in, _ := json.Marshal(map[string]string{"command": fmt.Sprint("echo ", n)})
+		return abi.ToolCallResult{Input: in}, nil
+	})})
+	if v, err := d.ToolCall(context.Background(), bashEvent("ls"), "c", wantCommand); err != nil || !v.Block {
+		t.Fatalf("unsettled arguments: %+v, %v", v, err)
+	}
+}
