@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/internal/scripted"
 )
@@ -113,5 +115,40 @@ func TestSessionFlags(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, tc.want) {
 			t.Errorf("pi %v: exit %d, stderr %q; want %q", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// TestSessionListNamesAndBranches: pi session list shows a session's name
+// and how many branches its tree has.
+func TestSessionListNamesAndBranches(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	dir := session.Dir(c.agentDir, proj)
+	tr, err := session.Create(filepath.Join(dir, "2026-01-01T00-00-00.000Z_s1.jsonl"), session.Header{ID: "s1", Cwd: proj, Timestamp: "2026-01-01T00:00:00.000Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := func(text string) session.Entry {
+		return session.Entry{Type: session.TypeMessage, Message: &prompt.Message{Role: "user", Content: prompt.TextContent(text)}}
+	}
+	tr.Append(user("start here"))
+	root := tr.LeafID()
+	tr.Append(user("one way"))
+	tr.SetLeaf(root)
+	tr.Append(user("another way"))
+	tr.SetName("the experiment")
+	tr.Close()
+
+	var list []sessionSummary
+	out, errs, code := c.run("session", "list", "--cwd", proj, "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %d %q %q", code, out, errs)
+	}
+	if list[0].Name != "the experiment" || list[0].Branches != 2 {
+		t.Errorf("summary %+v", list[0])
+	}
+	out, _, _ = c.run("session", "list", "--cwd", proj)
+	if !strings.Contains(out, "2 branches") || !strings.Contains(out, "[the experiment]") {
+		t.Errorf("list text %q", out)
 	}
 }

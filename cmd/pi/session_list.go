@@ -20,6 +20,10 @@ type sessionSummary struct {
 	Timestamp string `json:"timestamp"`
 	Messages  int    `json:"messages"`
 	FirstUser string `json:"firstUserMessage"`
+	// Name is the session's display name (/name, --name); Branches the
+	// tips of its tree (1 for a session never branched).
+	Name     string `json:"name,omitempty"`
+	Branches int    `json:"branches"`
 }
 
 // cmdSessionList lists the sessions of the working directory (every
@@ -90,7 +94,15 @@ func (a *app) cmdSessionList(args []string) error {
 		return nil
 	}
 	for _, s := range list {
-		line := fmt.Sprintf("%s  %s  %3d msgs  %s", esc(s.ID), esc(s.Timestamp), s.Messages, strconv.Quote(truncate(s.FirstUser, 60)))
+		branches := "1 branch  "
+		if s.Branches > 1 {
+			branches = fmt.Sprintf("%d branches", s.Branches)
+		}
+		about := strconv.Quote(truncate(s.FirstUser, 60))
+		if s.Name != "" {
+			about = "[" + esc(truncate(s.Name, 40)) + "] " + about
+		}
+		line := fmt.Sprintf("%s  %s  %3d msgs  %s  %s", esc(s.ID), esc(s.Timestamp), s.Messages, branches, about)
 		if *all {
 			line += "  " + esc(s.Cwd)
 		}
@@ -109,7 +121,7 @@ func summarise(path string) (sessionSummary, bool) {
 	if err != nil || tr.Header.ID == "" {
 		return sessionSummary{}, false
 	}
-	s := sessionSummary{ID: tr.Header.ID, Path: path, Cwd: tr.Header.Cwd, Timestamp: tr.Header.Timestamp}
+	s := sessionSummary{ID: tr.Header.ID, Path: path, Cwd: tr.Header.Cwd, Timestamp: tr.Header.Timestamp, Name: tr.Name(), Branches: max(1, tr.Branches())}
 	for _, e := range tr.Entries {
 		if e.Type != session.TypeMessage || e.Message == nil || e.Message.Role == "system" {
 			continue

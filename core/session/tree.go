@@ -430,3 +430,22 @@ func (t *Transcript) ForkBeside(leaf string, now time.Time) (*Transcript, error)
 	}
 	return t.Fork(path, h, leaf)
 }
+
+// Branches counts the tips of the tree: entries nothing hangs from (one
+// for a session never branched).
+func (t *Transcript) Branches() int {
+	entries := t.Snapshot()
+	parents := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if e.ParentID != "" {
+			parents[e.ParentID] = true
+		}
+	}
+	n := 0
+	for _, e := range entries {
+		if e.ID != "" && !parents[e.ID] {
+			n++
+		}
+	}
+	return n
+}
