@@ -17,6 +17,12 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) == 2 && os.Args[1] == "-stamp" {
+		// The build stamp a policy must carry (bench/side.sh starts the
+		// helper on its own with it).
+		fmt.Println(sandbox.BuildStamp())
+		return
+	}
 	fmt.Fprintf(os.Stderr, "pi-sandbox: pi's confining helper; pi starts it as: pi-sandbox %s SPEC -- PROGRAM [ARGS...]\n", sandbox.HelperArg)
 	os.Exit(2)
 }

@@ -32,3 +32,7 @@ func helperExe(exe string) string {
 	}
 	return exe
 }
+
+// BuildStamp is this build's stamp ("" for a build without one), for the
+// benchmarks that start the helper on its own.
+func BuildStamp() string { return buildStamp }

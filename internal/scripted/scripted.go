@@ -90,7 +90,7 @@ func (s *Server) Served() int {
 	return s.next
 }
 
-// ServeHTTP answers POST .../chat/completions and .../messages.
+// ServeHTTP answers POST .../chat/completions, .../messages and .../responses.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil || r.Method != http.MethodPost {
@@ -98,7 +98,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	anthropic := strings.HasSuffix(r.URL.Path, "/messages")
-	if !anthropic && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+	responses := strings.HasSuffix(r.URL.Path, "/responses")
+	if !anthropic && !responses && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.NotFound(w, r)
 		return
 	}
@@ -145,11 +146,58 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	if anthropic {
+	switch {
+	case anthropic:
 		s.anthropic(w, r, rep)
-	} else {
+	case responses:
+		s.responses(w, r, rep)
+	default:
 		s.openai(w, r, rep)
 	}
+}
+
+// responses streams rep as OpenAI's Responses API does: the text as
+// output_text deltas of one message item, each call as a function_call
+// item, then response.completed.
+func (s *Server) responses(w http.ResponseWriter, r *http.Request, rep Reply) {
+	send := func(event string, v map[string]any) {
+		v["type"] = event
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		flush(w)
+		pause(r, rep)
+	}
+	send("response.created", map[string]any{"response": map[string]any{"id": "resp_scripted", "status": "in_progress"}})
+	idx := 0
+	if rep.Text != "" {
+		item := map[string]any{"type": "message", "id": "msg_scripted", "role": "assistant", "status": "in_progress", "content": []any{}}
+		send("response.output_item.added", map[string]any{"output_index": idx, "item": item})
+		for _, p := range s.pieces(rep.Text) {
+			send("response.output_text.delta", map[string]any{"item_id": "msg_scripted", "output_index": idx, "content_index": 0, "delta": p})
+		}
+		done := map[string]any{"type": "message", "id": "msg_scripted", "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}}}}
+		send("response.output_item.done", map[string]any{"output_index": idx, "item": done})
+		idx++
+	}
+	for i, c := range rep.Calls {
+		id := fmt.Sprintf("fc_scripted_%d", i)
+		item := map[string]any{"type": "function_call", "id": id, "call_id": callID(c, i), "name": c.Name, "arguments": "", "status": "in_progress"}
+		send("response.output_item.added", map[string]any{"output_index": idx, "item": item})
+		for _, p := range s.pieces(args(c)) {
+			send("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": idx, "delta": p})
+		}
+		done := map[string]any{"type": "function_call", "id": id, "call_id": callID(c, i), "name": c.Name, "arguments": args(c), "status": "completed"}
+		send("response.output_item.done", map[string]any{"output_index": idx, "item": done})
+		idx++
+	}
+	status := "completed"
+	if rep.Stop == "length" {
+		status = "incomplete"
+	}
+	send("response."+status, map[string]any{"response": map[string]any{"id": "resp_scripted", "status": status,
+		"usage": map[string]any{"input_tokens": 100, "output_tokens": 10, "total_tokens": 110,
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}})
 }
 
 func (s *Server) pieces(str string) []string {
@@ -296,18 +344,22 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rep Reply) {
 }
 
 // hasAssistant reports whether a request body carries an assistant message
-// (in either wire shape).
+// (in any of the wire shapes; a Responses API input counts a function call
+// as one).
 func hasAssistant(body []byte) bool {
+	type item struct {
+		Role string `json:"role"`
+		Type string `json:"type"`
+	}
 	var req struct {
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
+		Messages []item `json:"messages"`
+		Input    []item `json:"input"`
 	}
 	if json.Unmarshal(body, &req) != nil {
 		return false
 	}
-	for _, m := range req.Messages {
-		if m.Role == "assistant" {
+	for _, m := range append(req.Messages, req.Input...) {
+		if m.Role == "assistant" || m.Type == "function_call" {
 			return true
 		}
 	}
