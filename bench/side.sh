@@ -72,7 +72,6 @@ fi
 go build -o "$cache/bin/mockmodel" ./bench/mockmodel
 go build -o "$cache/bin/timeit" ./bench/timeit
 timeit=$cache/bin/timeit
-pi=${PI_BIN:-$repo/bin/pi}
 eval "$(bench/peer/install.sh "$cache" | grep -E '^PEER_(NODE|CLI)=')"
 
 # Codex CLI and Claude Code, when asked for and installable.
@@ -96,6 +95,15 @@ cleanup() {
 	if [ "$keep" = 1 ]; then say "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+
+# pi and its helper are copied (as an installer would) before they are
+# timed: how the linker wrote the file decides how the page cache holds it,
+# and with it how much of the binary a run maps in (peak RSS).
+src=${PI_BIN:-$repo/bin/pi}
+mkdir -p "$work/bin"
+cp "$src" "$work/bin/pi"
+[ -x "$(dirname "$src")/pi-sandbox" ] && cp "$(dirname "$src")/pi-sandbox" "$work/bin/pi-sandbox"
+pi=$work/bin/pi
 
 # script KIND TURNS HARNESS: the scripted replies, in the tool names and
 # arguments of HARNESS (pi and the peer share theirs).
