@@ -29,6 +29,7 @@ pi() { "$repo/bin/pi" "$@"; }
 
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+orig_home=$HOME
 export PI_CODING_AGENT_DIR=$work/agent HOME=$work/home
 mkdir -p "$PI_CODING_AGENT_DIR" "$HOME" "$work/proj"
 printf 'alpha\nbeta\ngamma\n' > "$work/proj/notes.txt"
@@ -63,5 +64,5 @@ pi trust "$work/trusted" > /dev/null || fail "pi trust"
 grep -q "$work/trusted" "$PI_CODING_AGENT_DIR/trust.json" || fail "pi trust wrote nothing"
 (cd "$work/trusted" && pi resources --json | grep -q '"hi"') || fail "pi ignores its own trust decision"
 say "5. compaction both ways: a session each harness compacted continues in the other with the same request"
-(cd "$repo" && PI_BENCH_CACHE="$cache" go test -count=1 -run 'TestInteropCompaction' ./cmd/pi/ >&2) || fail "compacted sessions do not continue alike"
+(cd "$repo" && HOME="$orig_home" PI_BENCH_CACHE="$cache" go test -count=1 -run 'TestInteropCompaction' ./cmd/pi/ >&2) || fail "compacted sessions do not continue alike"
 say "all steps passed"
