@@ -326,6 +326,28 @@ func (m *Model) menuView() string {
 // dialogKey answers the open dialog.
 func (m *Model) dialogKey(s string) tea.Cmd {
 	d := m.dialog
+	if d.input {
+		switch s {
+		case "enter":
+			m.dialog = nil
+			return d.submit(m, string(d.typed))
+		case "esc", "ctrl+c":
+			m.dialog = nil
+			m.addNotice("cancelled: nothing stored")
+			return m.flush()
+		case "backspace":
+			if len(d.typed) > 0 {
+				d.typed = d.typed[:len(d.typed)-1]
+			}
+		case "space":
+			d.typed = append(d.typed, ' ')
+		default:
+			if r := []rune(s); len(r) == 1 {
+				d.typed = append(d.typed, r[0])
+			}
+		}
+		return nil
+	}
 	switch s {
 	case "up", "left", "shift+tab":
 		d.sel = (d.sel + len(d.options) - 1) % len(d.options)
@@ -376,6 +398,11 @@ type dialog struct {
 	// selected option, enter calls done, esc closes without it.
 	checked []bool
 	done    func(m *Model, checked []bool) tea.Cmd
+	// input makes a masked text field (a secret): keys and pastes go
+	// into typed, drawn as dots; enter calls submit.
+	input  bool
+	typed  []rune
+	submit func(m *Model, text string) tea.Cmd
 }
 
 func (d *dialog) view(width int, st render.Styles) string {
@@ -385,6 +412,9 @@ func (d *dialog) view(width int, st render.Styles) string {
 		for _, l := range strings.Split(d.body, "\n") {
 			b.WriteString("\n" + st.Accent.Render("┃ ") + truncateTo(termtext.Escape(l), width-2))
 		}
+	}
+	if d.input {
+		b.WriteString("\n" + st.Accent.Render("┃ ") + "> " + strings.Repeat("•", min(len(d.typed), width-6)))
 	}
 	for i, o := range d.options {
 		mark := "  "

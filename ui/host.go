@@ -86,6 +86,13 @@ type Host struct {
 	DoubleEscape string
 	// TreeFilter is the filter /tree opens with (treeFilterMode).
 	TreeFilter string
+	// SaveAPIKey stores a provider's key in auth.json and returns the
+	// file; LoginProviders are the providers /login offers.
+	SaveAPIKey     func(provider, key string) (string, error)
+	LoginProviders func() []string
+	// StoredCredentials lists auth.json's providers; Logout forgets one.
+	StoredCredentials func() ([]string, error)
+	Logout            func(provider string) (bool, error)
 	// Sections are the system prompt's sections with their sources.
 	Sections func() ([]Section, error)
 	// Trust, when set, is asked first: the project has local resources

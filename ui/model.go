@@ -231,6 +231,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.quitting = true
 		return m, tea.Quit
 	case tea.PasteMsg:
+		if m.dialog != nil && m.dialog.input {
+			m.dialog.typed = append(m.dialog.typed, []rune(strings.TrimRight(msg.Content, "\r\n"))...)
+			return m, nil
+		}
 		m.editor.InsertString(msg.Content)
 		m.resizeEditor()
 		m.complete()

@@ -42,6 +42,8 @@ func slashCommands() []slashCommand {
 		{name: "copy", desc: "copy the last reply to the clipboard", run: (*Model).cmdCopy},
 		{name: "export", args: "[path]", desc: "write the session as HTML, Markdown (.md) or JSONL (.jsonl)", run: (*Model).cmdExport},
 		{name: "hotkeys", desc: "show the keyboard shortcuts", run: (*Model).cmdHotkeys},
+		{name: "login", args: "[provider]", desc: "store a provider's API key in auth.json", run: (*Model).cmdLogin},
+		{name: "logout", args: "[provider]", desc: "forget a provider's stored credential", run: (*Model).cmdLogout},
 		{name: "import", args: "FILE", desc: "open a session file (pi's or the established harness's) as this session", run: (*Model).cmdImport},
 		{name: "share", desc: "publish the session as a secret GitHub gist (asks first)", run: (*Model).cmdShare},
 		{name: "trust", desc: "trust or distrust this project's .pi/ resources (trust.json)", run: (*Model).cmdTrust},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/atotto/clipboard"
 	"github.com/piwasm/pi"
+	"github.com/piwasm/pi/core/auth"
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
@@ -109,6 +110,48 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		},
 		ScopedModels: func() ([]string, error) { return a.modelScope(ls, r) },
 		Clipboard:    clipboard.WriteAll,
+		SaveAPIKey: func(prov, key string) (string, error) {
+			st, err := auth.Load(filepath.Join(ls.world.loaded.AgentDir, auth.FileName))
+			if err != nil {
+				return "", err
+			}
+			if err := st.SetAPIKey(prov, key); err != nil {
+				return "", err
+			}
+			if cur := ls.rt.Route(); cur.Provider == prov && r.apiKey == "" {
+				// The model in use takes the new key from its next request.
+				if route, err := a.resolveModel(ls.world.loaded.AgentDir, prov, cur.ModelID); err == nil {
+					route.Thinking = cur.Thinking
+					ls.rt.SetRoute(route)
+				}
+			}
+			return st.Path, nil
+		},
+		LoginProviders: func() []string {
+			m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
+			if err != nil {
+				return nil
+			}
+			var out []string
+			for _, p := range m.Providers {
+				out = append(out, p.Name)
+			}
+			return out
+		},
+		StoredCredentials: func() ([]string, error) {
+			st, err := auth.Load(filepath.Join(ls.world.loaded.AgentDir, auth.FileName))
+			if err != nil {
+				return nil, err
+			}
+			return st.Providers(), nil
+		},
+		Logout: func(prov string) (bool, error) {
+			st, err := auth.Load(filepath.Join(ls.world.loaded.AgentDir, auth.FileName))
+			if err != nil {
+				return false, err
+			}
+			return st.Remove(prov)
+		},
 		Settings: func() ([]ui.Setting, error) {
 			return uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
 		},

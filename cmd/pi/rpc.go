@@ -81,6 +81,10 @@ func (a *app) resolveModel(agentDir, prov, id string) (provider.Route, error) {
 	if err != nil {
 		return provider.Route{}, err
 	}
+	// A switch finds keys where start-up does: auth.json first.
+	if models.Stored, err = a.storedKeys(agentDir); err != nil {
+		return provider.Route{}, err
+	}
 	sel, err := models.Select(provider.Selection{Provider: prov, Model: id})
 	if err != nil {
 		return provider.Route{}, fmt.Errorf("Model not found: %s", spec)

@@ -3,10 +3,12 @@
 package main
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,5 +164,54 @@ func TestSettingsScreenWritesTheFile(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(c.agentDir, "settings.json"))
 	if want := "{\n  \"theme\": \"dark\",\n  \"lastChangelogVersion\": \"1.6.0\",\n  \"hideThinkingBlock\": true\n}\n"; string(got) != want {
 		t.Errorf("settings.json:\n%s", got)
+	}
+}
+
+// TestLoginAndLogout: /login stores a typed key in auth.json (0600) without
+// drawing it, the next request uses it, and /logout forgets it.
+func TestLoginAndLogout(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	var auths []string
+	var mu sync.Mutex
+	s := &scripted.Server{Replies: []scripted.Reply{{Text: "answered with the new key"}}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"old-key","models":[{"id":"mock-1"}]}}}`})
+	tm := startTerminal(t, c, proj, "--cwd", proj)
+	tm.waitFor("Ask pi")
+	tm.typeLine("/login")
+	tm.waitFor("Store an API key for which provider?")
+	tm.press("1")
+	tm.waitFor("API key for mock")
+	tm.press("sk-secret-4711")
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\r")
+	screen := tm.waitFor("stored an API key for mock in " + filepath.Join(c.agentDir, "auth.json"))
+	if strings.Contains(screen, "sk-secret-4711") {
+		t.Fatal("the key was drawn on the screen")
+	}
+	fi, err := os.Stat(filepath.Join(c.agentDir, "auth.json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("auth.json: %v %v", err, fi)
+	}
+	tm.typeLine("hello")
+	tm.waitFor("answered with the new key")
+	mu.Lock()
+	if len(auths) != 1 || auths[0] != "Bearer sk-secret-4711" {
+		t.Errorf("the request did not use the stored key: %q", auths)
+	}
+	mu.Unlock()
+	tm.typeLine("/logout")
+	tm.waitFor("Forget the stored credential of which provider?")
+	tm.press("1")
+	tm.waitFor("forgot the stored credential of mock")
+	if b, _ := os.ReadFile(filepath.Join(c.agentDir, "auth.json")); strings.Contains(string(b), "sk-secret") {
+		t.Errorf("auth.json still holds the key: %s", b)
 	}
 }
