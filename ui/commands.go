@@ -142,6 +142,25 @@ func (m *Model) cmdPrompt(string) tea.Cmd {
 	return m.flush()
 }
 
+func (m *Model) cmdMCP(args string) tea.Cmd {
+	if m.host.MCP == nil {
+		m.addNotice("no MCP servers are configured (mcp.json; see pi mcp add)")
+		return m.flush()
+	}
+	if strings.HasPrefix(strings.TrimSpace(args), "reconnect") {
+		m.addNotice("connecting…")
+	}
+	mcp := m.host.MCP
+	// Connecting may take a server's whole timeout: off the update loop.
+	return tea.Batch(m.flush(), func() tea.Msg {
+		text, err := mcp(args)
+		if err != nil {
+			text = strings.TrimSpace(text + "\n✗ " + err.Error())
+		}
+		return noticeMsg(text)
+	})
+}
+
 func errText(err error) string {
 	if err == nil {
 		return ""

@@ -61,6 +61,10 @@ type Host struct {
 	// ImportSession copies a session file next to this directory's
 	// sessions, checks it and switches to it; it returns the copy's path.
 	ImportSession func(path string) (string, error)
+	// MCP answers /mcp (the servers' state, tools and errors) and
+	// /mcp reconnect NAME with text to show; nil when no server is
+	// configured.
+	MCP func(args string) (string, error)
 	// TrustStatus and SetTrust back /trust (trust.json).
 	TrustStatus func() (TrustStatus, error)
 	SetTrust    func(TrustChoice) error

@@ -46,6 +46,7 @@ func slashCommands() []slashCommand {
 		{name: "logout", args: "[provider]", desc: "forget a provider's stored credential", run: (*Model).cmdLogout},
 		{name: "import", args: "FILE", desc: "open a session file (pi's or the established harness's) as this session", run: (*Model).cmdImport},
 		{name: "share", desc: "publish the session as a secret GitHub gist (asks first)", run: (*Model).cmdShare},
+		{name: "mcp", args: "[reconnect NAME]", desc: "MCP servers: state, tools and errors; reconnect one", run: (*Model).cmdMCP},
 		{name: "trust", desc: "trust or distrust this project's .pi/ resources (trust.json)", run: (*Model).cmdTrust},
 		{name: "changelog", desc: "what changed in each version of pi", run: (*Model).cmdChangelog},
 		{name: "quit", aliases: []string{"exit"}, desc: "leave pi", run: (*Model).cmdQuit},

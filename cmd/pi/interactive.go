@@ -56,6 +56,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		Summarizer: branchSummarizer(ls), SkipSummaryPrompt: branchSettings(ls).SkipPrompt,
 		DoubleEscape: l.Values.String("doubleEscapeAction"), TreeFilter: l.Values.String("treeFilterMode"),
 		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
+		MCP:    a.mcpHost(ctx, ls),
 		Sessions: func() ([]ui.SessionInfo, error) {
 			return listSessions(a.sessionsDir(ls.world.loaded), 20)
 		},

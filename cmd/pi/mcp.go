@@ -288,22 +288,11 @@ func (a *app) mcpList(ctx context.Context, args []string) error {
 		out.Errors = []string{}
 	}
 	for _, st := range statuses {
-		s := mcpListServer{Name: st.Name, Scope: st.Scope, Source: st.Source, Enabled: st.Enabled, Exposure: st.Exposure,
-			Transport: st.Transport, State: st.State, Tools: []string{}, Error: st.Error}
-		for _, t := range st.Tools {
-			s.Tools = append(s.Tools, t.Tool)
-			if t.Exposure != st.Exposure {
-				if s.ToolExposure == nil {
-					s.ToolExposure = map[string]mcp.Exposure{}
-				}
-				s.ToolExposure[t.Tool] = t.Exposure
-			}
-		}
 		if st.Enabled && st.State != mcp.StateConnected {
 			failed++
 		}
-		out.Servers = append(out.Servers, s)
 	}
+	out.Servers = append(out.Servers, listServers(statuses)...)
 	if c.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -323,6 +312,27 @@ func (a *app) mcpList(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d MCP server entr%s invalid or not connected", failed, map[bool]string{true: "y is", false: "ies are"}[failed == 1])
 	}
 	return nil
+}
+
+// listServers is statuses in pi mcp list's shape (the established
+// harness's): tool names, and the exposures that differ from the server's.
+func listServers(statuses []mcp.Status) []mcpListServer {
+	var out []mcpListServer
+	for _, st := range statuses {
+		s := mcpListServer{Name: st.Name, Scope: st.Scope, Source: st.Source, Enabled: st.Enabled, Exposure: st.Exposure,
+			Transport: st.Transport, State: st.State, Tools: []string{}, Error: st.Error}
+		for _, t := range st.Tools {
+			s.Tools = append(s.Tools, t.Tool)
+			if t.Exposure != st.Exposure {
+				if s.ToolExposure == nil {
+					s.ToolExposure = map[string]mcp.Exposure{}
+				}
+				s.ToolExposure[t.Tool] = t.Exposure
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // writeMCPList prints servers as the established harness's pi mcp list

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/piwasm/pi/core/mcp"
 	"github.com/piwasm/pi/core/prompt"
@@ -137,4 +138,39 @@ func (a *app) startMCP(w *prepared, r *runFlags, c *common, policy *sandbox.Poli
 	m.Start()
 	runner.Refresh = a.mcpRefresh(m, reg, c, w.loaded.Values, warn)
 	return m
+}
+
+// mcpCommand answers /mcp in a session: every server's state, tools and
+// errors, or, for "reconnect NAME", that server connected again.
+func (a *app) mcpCommand(ctx context.Context, m *mcp.Manager, args string) (string, error) {
+	f := strings.Fields(args)
+	var b strings.Builder
+	switch {
+	case len(f) == 0:
+		// Servers still connecting are waited for, briefly: the answer
+		// should say how they ended.
+		ctx, cancel := context.WithTimeout(ctx, mcp.StartWait)
+		defer cancel()
+		m.WaitAll(ctx)
+	case f[0] == "reconnect" && len(f) == 2:
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		if err := m.Reconnect(ctx, f[1]); err != nil {
+			return "", fmt.Errorf("reconnect %s: %v", f[1], err)
+		}
+		fmt.Fprintf(&b, "reconnected %s\n", f[1])
+	default:
+		return "", fmt.Errorf("usage: /mcp, or /mcp reconnect NAME")
+	}
+	servers := listServers(m.Status())
+	writeMCPList(&b, servers, a.display)
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// mcpHost is the UI's /mcp, or nil when the session has no MCP servers.
+func (a *app) mcpHost(ctx context.Context, ls *liveSession) func(string) (string, error) {
+	if ls.mcp == nil {
+		return nil
+	}
+	return func(args string) (string, error) { return a.mcpCommand(ctx, ls.mcp, args) }
 }

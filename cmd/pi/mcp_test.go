@@ -507,3 +507,28 @@ func TestMCPToolListChanged(t *testing.T) {
 		t.Errorf("the new tool's result did not reach the model")
 	}
 }
+
+// /mcp in the interactive session shows each server's state, tools and
+// error, and reconnects one.
+func TestMCPSlashCommand(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	scriptedModel(t, c, "anthropic-messages", []scripted.Reply{{Text: "hello"}})
+	bin := mcpServerBin(t)
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{
+		"go":   map[string]any{"command": bin},
+		"mute": map[string]any{"command": bin, "args": []string{"-hang"}, "timeout": 1},
+	})})
+	tm := startTerminal(t, c, proj, "--fullscreen", "--cwd", proj)
+	tm.waitFor("Ask pi")
+	tm.typeLine("/mcp")
+	tm.waitFor("go: connected, 5 tools (codemode, global)")
+	tm.waitFor("mute: failed (codemode, global)")
+	tm.waitFor("no answer within 1s")
+	tm.typeLine("/mcp reconnect go")
+	tm.waitFor("reconnected go")
+	tm.typeLine("/quit")
+	if !tm.exited(30 * time.Second) {
+		t.Fatalf("/quit did not quit:\n%s", tm.screen())
+	}
+}
