@@ -218,7 +218,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 	policy := c.Retry.withDefaults()
 	for attempt := 0; ; attempt++ {
 		out := newAssembler(onEvent)
-		err := c.once(ctx, route, target, body, out)
+		err := c.once(ctx, route, target, body, out, req.SessionID)
 		resp := out.result()
 		if err == nil {
 			if out.refusal != "" {
@@ -252,7 +252,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 }
 
 // once makes one HTTP attempt and feeds its stream to out.
-func (c *Client) once(outer context.Context, route Route, target string, body *object, out *assembler) (err error) {
+func (c *Client) once(outer context.Context, route Route, target string, body *object, out *assembler, sessionID string) (err error) {
 	label := route.label()
 	ctx, cancel := context.WithCancelCause(outer)
 	defer cancel(nil)
@@ -273,6 +273,7 @@ func (c *Client) once(outer context.Context, route Route, target string, body *o
 	hreq.ContentLength = int64(body.size())
 	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	hreq.Header = route.header()
+	route.affinity(hreq.Header, sessionID)
 	if !headerSetFold(route.Headers, "User-Agent") {
 		hreq.Header.Set("User-Agent", userAgent(c.Version))
 	}

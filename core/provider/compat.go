@@ -37,6 +37,18 @@ type Compat struct {
 	ForceAdaptiveThinking bool
 	// MaxOutputTokens: the Responses API's max_output_tokens may be sent.
 	MaxOutputTokens bool
+	// SessionAffinity is how the session id goes into headers, so a
+	// provider keeps the prompt cache warm: "openai" (session-id and
+	// x-client-request-id), "openai-nosession" (x-client-request-id) or
+	// "openrouter" (x-session-id); compat.sessionAffinityFormat, else
+	// detected. Chat completions send them only with SendSessionAffinity
+	// (compat.sendSessionAffinityHeaders; detected: OpenRouter only); the
+	// Responses API always does.
+	SessionAffinity     string
+	SendSessionAffinity bool
+	// PromptCacheKeyMode "disabled" (compat.promptCacheKeyMode) keeps
+	// prompt_cache_key out of Responses API requests.
+	PromptCacheKeyMode string
 	// OpenRouterRouting is sent as "provider" on OpenRouter.
 	OpenRouterRouting json.RawMessage
 }
@@ -105,6 +117,12 @@ func detectCompat(r Route) Compat {
 		Store:            !nonStandard,
 		ThinkingFormat:   "openai",
 		MaxOutputTokens:  true,
+		SessionAffinity:  "openai",
+		// As the established harness detects it.
+		SendSessionAffinity: isOpenRouter,
+	}
+	if isOpenRouter {
+		c.SessionAffinity = "openrouter"
 	}
 	if useMaxTokens {
 		c.MaxTokensField = "max_tokens"
@@ -149,6 +167,9 @@ func resolveCompat(r Route, raw map[string]json.RawMessage) (Compat, error) {
 	boolField("forceAdaptiveThinking", &c.ForceAdaptiveThinking)
 	boolField("supportsMaxOutputTokens", &c.MaxOutputTokens)
 	strField("thinkingFormat", &c.ThinkingFormat)
+	strField("sessionAffinityFormat", &c.SessionAffinity)
+	strField("promptCacheKeyMode", &c.PromptCacheKeyMode)
+	boolField("sendSessionAffinityHeaders", &c.SendSessionAffinity)
 	strField("thinkingTokenBudgetField", &c.ThinkingBudgetField)
 	if c.ThinkingBudgetField == "" {
 		var on bool

@@ -30,6 +30,8 @@ func TestPeerRequests(t *testing.T) {
 		"gateway-minimal":     "gateway/big:minimal",
 		"ollama-default":      "ollama/qwen2.5-coder:7b",
 		"azure-low":           "azure/dep:low",
+		"anthropic-default":   "anth/claude-x",
+		"responses-default":   "resp/r1",
 		"zai-high":            "zai/glm:high",
 	}
 	for name, model := range cases {
@@ -77,6 +79,17 @@ func TestPeerRequests(t *testing.T) {
 				t.Errorf("path %s, want %s", path, want)
 			}
 			hdr := sel.Route.header()
+			sel.Route.affinity(hdr, "the-session")
+			// The session affinity headers carry the session id: the same
+			// names must be there (with this test's id). Only the later
+			// recordings kept every header.
+			if name == "anthropic-default" || name == "responses-default" {
+				for _, h := range []string{"session-id", "x-client-request-id", "x-session-id", "session_id", "x-session-affinity"} {
+					if _, want := rec.Headers[h]; want != (hdr.Get(h) == "the-session") {
+						t.Errorf("session affinity header %s: %q, recorded: %v", h, hdr.Get(h), want)
+					}
+				}
+			}
 			for _, h := range []string{"anthropic-version", "anthropic-beta", "content-type", "authorization", "x-api-key", "x-goog-api-key", "api-key", "x-team", "x-literal", "x-model"} {
 				if w, ok := rec.Headers[h]; ok && hdr.Get(h) != w {
 					t.Errorf("header %s: %q, want %q", h, hdr.Get(h), w)

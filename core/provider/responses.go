@@ -119,6 +119,11 @@ func buildResponsesObject(r Route, req Request) (*object, error) {
 		}
 	}
 	body := orderedItem{{"model", model}, {"input", input}, {"stream", true}, {"store", false}}
+	if req.SessionID != "" && req.CacheRetention != CacheNone && compat.PromptCacheKeyMode != "disabled" {
+		// The Responses API keys its prompt cache on the session, on any
+		// host, as the other harness sends it.
+		body = append(body, kv{"prompt_cache_key", firstRunes(req.SessionID, 64)})
+	}
 	if compat.MaxOutputTokens {
 		body = append(body, kv{"max_output_tokens", max(outputCap(r, req), minResponsesOutput)})
 	}

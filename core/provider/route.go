@@ -204,12 +204,12 @@ func (r Route) header() http.Header {
 			h.Set("X-Api-Key", r.APIKey)
 		}
 		h.Set("Anthropic-Version", anthropicVersion)
+		h.Set("Anthropic-Dangerous-Direct-Browser-Access", "true")
 		var betas []string
 		if r.OAuth {
 			// What an OAuth token needs, in the other harness's order.
 			betas = append(betas, "claude-code-20250219", "oauth-2025-04-20")
 			h.Set("X-App", "cli")
-			h.Set("Anthropic-Dangerous-Direct-Browser-Access", "true")
 		}
 		if r.Reasoning && r.Thinking != "" && (r.Compat == nil || !r.Compat.ForceAdaptiveThinking) {
 			// Thinking between tool calls, as the other harness asks for it;
@@ -224,4 +224,43 @@ func (r Route) header() http.Header {
 		h.Set(k, v)
 	}
 	return h
+}
+
+// affinity adds the session affinity headers the established harness
+// sends with the session id (see [Compat.SessionAffinity]); configured
+// headers of the same name win.
+func (r Route) affinity(h http.Header, sessionID string) {
+	if sessionID == "" || r.Compat == nil {
+		return
+	}
+	switch r.API {
+	case APIOpenAIResponses, APIAzureOpenAIResponses:
+	case APIOpenAICompletions:
+		if !r.Compat.SendSessionAffinity {
+			return
+		}
+	default:
+		return
+	}
+	set := func(k string) {
+		if !headerSetFold(r.Headers, k) {
+			h.Set(k, sessionID)
+		}
+	}
+	switch r.Compat.SessionAffinity {
+	case "openrouter":
+		set("X-Session-Id")
+	case "openai", "openai-nosession":
+		if r.Compat.SessionAffinity == "openai" {
+			if r.API == APIOpenAICompletions {
+				set("Session_id")
+			} else {
+				set("Session-Id")
+			}
+		}
+		set("X-Client-Request-Id")
+		if r.API == APIOpenAICompletions {
+			set("X-Session-Affinity")
+		}
+	}
 }

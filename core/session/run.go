@@ -252,6 +252,8 @@ func (r *Runner) request(tr *Transcript, p *Prepared) provider.Request {
 		Messages:  tr.requestMessages(forced),
 		MaxTokens: r.MaxTokens,
 		Stream:    true,
+		// Keys the provider's prompt cache and session affinity headers.
+		SessionID: tr.Header.ID,
 	}
 	for _, d := range p.Assembly.Tools {
 		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
