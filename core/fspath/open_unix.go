@@ -16,8 +16,19 @@ const dirFlag = unix.O_DIRECTORY
 // os.OpenFile takes them), refusing a symbolic link at any component with
 // an error wrapping [ErrChanged]. O_CLOEXEC and O_NOCTTY are always added.
 func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := OpenFd(path, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// OpenFd is Open returning the bare descriptor, for a caller that must
+// read it without Go's poller (which would wait on a non-blocking
+// descriptor that is not ready, such as /proc/kmsg).
+func OpenFd(path string, flag int, perm os.FileMode) (int, error) {
 	if !filepath.IsAbs(path) {
-		return nil, pathErr("open", path, errors.New("not an absolute path"))
+		return -1, pathErr("open", path, errors.New("not an absolute path"))
 	}
 	flag |= unix.O_CLOEXEC | unix.O_NOCTTY
 	fd, err := openat2(path, flag, uint32(perm.Perm()))
@@ -25,9 +36,9 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 		fd, err = walkOpen(path, flag, uint32(perm.Perm()))
 	}
 	if err != nil {
-		return nil, pathErr("open", path, err)
+		return -1, pathErr("open", path, err)
 	}
-	return os.NewFile(uintptr(fd), path), nil
+	return fd, nil
 }
 
 // MkdirAll creates path and its missing parents, refusing a symbolic link

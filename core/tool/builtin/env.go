@@ -85,18 +85,7 @@ func (OSFS) Open(p string) (io.ReadCloser, error) {
 		// Not even opened: opening some devices has effects.
 		return nil, &fs.PathError{Op: "open", Path: p, Err: errNotRegular}
 	}
-	f, err := fspath.Open(p, os.O_RDONLY|nonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = errNotRegular
-		}
-		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
-	}
-	return f, nil
+	return openRegularFile(p)
 }
 
 func (o OSFS) ReadFile(p string) ([]byte, error) {
