@@ -81,6 +81,9 @@ type Policy struct {
 	Mode    Mode
 	Network bool
 	Require bool
+	// PassEnv are provider-key variables the user lets commands see
+	// (settings sandbox.passEnv); pi leaves the others out.
+	PassEnv []string
 	// Roots are the writable roots in workspace mode (none otherwise),
 	// resolved and de-duplicated, sorted by path.
 	Roots []Root
@@ -136,6 +139,7 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		p.Network = *s.Network
 	}
 	p.Require = s.Require
+	p.PassEnv = s.PassEnv
 	switch f := strings.ToLower(strings.TrimSpace(in.Flags.Mode)); f {
 	case "":
 	case "require":

@@ -18,7 +18,8 @@ import (
 //	  "require": false,             // true refuses to run unconfined
 //	  "writableRoots": ["~/.m2", "../shared"],
 //	  "protectedPaths": [".husky", "!.vscode"],
-//	  "denyRead": ["~/.npmrc", "!~/.docker"]
+//	  "denyRead": ["~/.npmrc", "!~/.docker"],
+//	  "passEnv": ["OPENAI_API_KEY"]
 //	}
 //
 // Every key is optional. Relative roots and denyRead paths resolve against
@@ -36,6 +37,9 @@ type Settings struct {
 	Protected []Root `json:"protectedPaths,omitempty"`
 	// DenyRead are additions to (and removals from) the read deny list.
 	DenyRead []Root `json:"denyRead,omitempty"`
+	// PassEnv names provider-key variables commands may see after all
+	// (pi leaves them out of commands' environment otherwise).
+	PassEnv []string `json:"passEnv,omitempty"`
 }
 
 type settingsJSON struct {
@@ -45,6 +49,7 @@ type settingsJSON struct {
 	WritableRoots  []string        `json:"writableRoots"`
 	ProtectedPaths []string        `json:"protectedPaths"`
 	DenyRead       []string        `json:"denyRead"`
+	PassEnv        []string        `json:"passEnv"`
 }
 
 // parseSettings reads the value of the "sandbox" key of the settings file
@@ -113,6 +118,12 @@ func parseSettings(raw []byte, file, home string) (Settings, error) {
 		}
 		s.DenyRead = append(s.DenyRead, Root{Path: p, Reason: "settings: " + file, remove: remove})
 	}
+	for _, name := range sj.PassEnv {
+		if name == "" || strings.ContainsAny(name, "= \t\n") {
+			return s, fmt.Errorf("%s: sandbox.passEnv: %q is not an environment variable name", file, name)
+		}
+		s.PassEnv = append(s.PassEnv, name)
+	}
 	return s, nil
 }
 
@@ -149,6 +160,7 @@ func (s Settings) Merge(over Settings) Settings {
 	s.WritableRoots = append(append([]Root(nil), s.WritableRoots...), over.WritableRoots...)
 	s.Protected = append(append([]Root(nil), s.Protected...), over.Protected...)
 	s.DenyRead = append(append([]Root(nil), s.DenyRead...), over.DenyRead...)
+	s.PassEnv = append(append([]string(nil), s.PassEnv...), over.PassEnv...)
 	return s
 }
 

@@ -30,7 +30,11 @@ func (e Env) runBash(ctx context.Context, call tool.Call, update tool.Update) (t
 	if info, err := e.FS.Stat(e.Cwd); err != nil || !info.IsDir() {
 		return tool.ErrorResult("The working directory %s does not exist; no command can run there.", e.Cwd), nil
 	}
-	env := append(os.Environ(), e.Env...)
+	base := os.Environ()
+	if e.Environ != nil {
+		base = e.Environ()
+	}
+	env := append(base, e.Env...)
 	if e.CommandPrefix != "" {
 		script = e.CommandPrefix + "\n" + script
 	}

@@ -177,6 +177,11 @@ type Env struct {
 	Visit func(tool, resolvedPath string) error
 	// Shell builds bash processes; nil means BashShell{}.
 	Shell Shell
+	// Environ, when set, is the environment bash starts from instead of
+	// pi's own (os.Environ): the caller leaves out what commands must not
+	// see (provider keys) and adds what they should. It is called for
+	// every command, so it may reflect the session's current state.
+	Environ func() []string
 	// Env is added to the user's environment for bash (PI_SESSION_ID,
 	// PI_SESSION_FILE, PI_PROVIDER, PI_MODEL, ...). Later entries win.
 	Env []string

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/piwasm/pi/core/auth"
+	"github.com/piwasm/pi/core/provider"
+)
+
+// commandEnviron returns the environment the bash tool starts commands
+// from: pi's own, without the provider credentials (the variables
+// models.json and the built-in providers read keys from, and any variable
+// holding a key pi knows from auth.json or models.json) unless settings'
+// sandbox.passEnv names them, plus the markers that tell a program an
+// agent runs it (AI_AGENT=pi, PI_CODING_AGENT=true and the current
+// thinking level as PI_REASONING_LEVEL), as the established harness sets
+// them. A key the model could read from its own environment would leave
+// with the first command that can reach the network.
+func (a *app) commandEnviron(agentDir string, pass []string, level func() string) func() []string {
+	m, err := provider.LoadModels(filepath.Join(agentDir, "models.json"), a.getenv)
+	if err != nil {
+		// models.json was read once already for the route; if it cannot be
+		// read now, at least the built-in providers' variables go.
+		m = &provider.Models{}
+	}
+	// auth.json's credentials as stored (no refresh: nothing here may
+	// reach the network), and the variables it sets per provider.
+	var authNames []string
+	if st, err := auth.Load(filepath.Join(agentDir, auth.FileName)); err == nil {
+		m.Stored = map[string]provider.StoredKey{}
+		for _, p := range st.Providers() {
+			c, _ := st.Get(p)
+			for i, v := range []string{c.Key, c.Access, c.Refresh} {
+				m.Stored[p+"#"+string(rune('0'+i))] = provider.StoredKey{Key: v}
+			}
+			for k, v := range c.Env {
+				authNames = append(authNames, k)
+				m.Stored[p+"$"+k] = provider.StoredKey{Key: v}
+			}
+		}
+	}
+	names, values := m.SecretEnv()
+	names = append(names, authNames...)
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	secret := map[string]bool{}
+	for _, v := range values {
+		secret[v] = true
+	}
+	for _, n := range pass {
+		delete(drop, n)
+	}
+	passed := map[string]bool{}
+	for _, n := range pass {
+		passed[n] = true
+	}
+	return func() []string {
+		env := os.Environ()
+		out := make([]string, 0, len(env)+3)
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			if (drop[k] || secret[v]) && !passed[k] {
+				continue
+			}
+			out = append(out, kv)
+		}
+		out = append(out, "AI_AGENT=pi", "PI_CODING_AGENT=true")
+		if l := level(); l != "" {
+			out = append(out, "PI_REASONING_LEVEL="+l)
+		}
+		return out
+	}
+}

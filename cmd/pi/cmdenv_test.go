@@ -1,0 +1,69 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/piwasm/pi/internal/scripted"
+)
+
+// TestCommandsDoNotSeeProviderKeys is issue 19's secret leak: provider keys
+// were in every command's environment. A command that prints its
+// environment must show none of them (a built-in provider's variable, the
+// variable models.json names, a copy of auth.json's key under another
+// name), show the agent markers, and show a key the user passes with
+// sandbox.passEnv.
+func TestCommandsDoNotSeeProviderKeys(t *testing.T) {
+	const (
+		openai   = "sk-openai-secret-0123456789"
+		custom   = "custom-model-key-0123456789"
+		stored   = "stored-auth-json-key-0123456789"
+		anthropc = "sk-ant-secret-0123456789"
+	)
+	t.Setenv("OPENAI_API_KEY", openai)
+	t.Setenv("ANTHROPIC_API_KEY", anthropc)
+	t.Setenv("PI_TEST_MODEL_KEY", custom)
+	t.Setenv("COPY_OF_STORED", stored)
+	t.Setenv("PI_TEST_HARMLESS", "still-here")
+	for _, pass := range []bool{false, true} {
+		c := newCLI(t)
+		s := &scripted.Server{Replies: []scripted.Reply{
+			{Calls: []scripted.Call{{ID: "e", Name: "bash", Args: json.RawMessage(`{"command":"env"}`)}}},
+			{Text: "done"},
+		}}
+		srv := httptest.NewServer(s)
+		t.Cleanup(srv.Close)
+		settings := `{}`
+		if pass {
+			settings = `{"sandbox":{"passEnv":["OPENAI_API_KEY"]}}`
+		}
+		writeFiles(t, c.agentDir, map[string]string{
+			"models.json":   `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"$PI_TEST_MODEL_KEY","models":[{"id":"mock-1","reasoning":true}]}}}`,
+			"auth.json":     `{"other":{"type":"api_key","key":"` + stored + `"}}`,
+			"settings.json": settings,
+		})
+		out, errs, code := c.run("-p", "--cwd", t.TempDir(), "--thinking", "high", "show env")
+		if code != 0 || out != "done\n" {
+			t.Fatalf("exit %d stdout %q\nstderr: %s", code, out, errs)
+		}
+		r := resultOf(t, sessionMessages(t, c.agentDir), "e")
+		text := r.Content.Text()
+		for _, secret := range []string{anthropc, custom, stored} {
+			if strings.Contains(text, secret) {
+				t.Errorf("pass %v: a command saw the key %q:\n%s", pass, secret, text)
+			}
+		}
+		if strings.Contains(text, openai) != pass {
+			t.Errorf("pass %v: OPENAI_API_KEY in the command's environment: %v", pass, !pass)
+		}
+		for _, want := range []string{"AI_AGENT=pi", "PI_CODING_AGENT=true", "PI_REASONING_LEVEL=high", "PI_TEST_HARMLESS=still-here"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("pass %v: %s missing from the command's environment", pass, want)
+			}
+		}
+	}
+}
