@@ -89,6 +89,10 @@ type Host struct {
 	ScopedModels func() ([]string, error)
 	// Cwd is where export_html writes when given no absolute path.
 	Cwd string
+	// MCP answers pi's mcp_list (name "") and mcp_reconnect (the server's
+	// name) with the servers as pi mcp list --json shows them; nil when
+	// the session has no MCP servers.
+	MCP func(reconnect string) (any, error)
 }
 
 // Server runs RPC mode: commands on stdin, responses and events on
@@ -285,6 +289,27 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 				s.out.emit(ev)
 			})
 			s.respond(c, res, err)
+		}()
+	case "mcp_list", "mcp_reconnect":
+		// pi's own commands (the established harness has none for MCP):
+		// they may wait for a server's timeout, so they run on their own.
+		if s.h.MCP == nil {
+			s.respond(c, map[string]any{"servers": []any{}}, nil)
+			return
+		}
+		if c.Type == "mcp_reconnect" && c.Name == "" {
+			s.respond(c, nil, fmt.Errorf("mcp_reconnect needs the server's name"))
+			return
+		}
+		s.work.Add(1)
+		go func() {
+			defer s.work.Done()
+			name := ""
+			if c.Type == "mcp_reconnect" {
+				name = c.Name
+			}
+			data, err := s.h.MCP(name)
+			s.respond(c, data, err)
 		}()
 	case "get_commands":
 		cmds := rt.Commands()

@@ -174,3 +174,24 @@ func (a *app) mcpHost(ctx context.Context, ls *liveSession) func(string) (string
 	}
 	return func(args string) (string, error) { return a.mcpCommand(ctx, ls.mcp, args) }
 }
+
+// mcpRPC answers RPC's mcp_list and mcp_reconnect: the servers in pi mcp
+// list --json's shape, after reconnecting the one named, if any.
+func (a *app) mcpRPC(ctx context.Context, ls *liveSession) func(string) (any, error) {
+	if ls.mcp == nil {
+		return nil
+	}
+	m := ls.mcp
+	return func(reconnect string) (any, error) {
+		ctx, cancel := context.WithTimeout(ctx, mcp.StartWait)
+		defer cancel()
+		if reconnect != "" {
+			if err := m.Reconnect(ctx, reconnect); err != nil {
+				return nil, fmt.Errorf("reconnect %s: %v", reconnect, err)
+			}
+		} else {
+			m.WaitAll(ctx)
+		}
+		return map[string]any{"servers": listServers(m.Status())}, nil
+	}
+}

@@ -532,3 +532,38 @@ func TestMCPSlashCommand(t *testing.T) {
 		t.Fatalf("/quit did not quit:\n%s", tm.screen())
 	}
 }
+
+// RPC's mcp_list and mcp_reconnect (pi's own commands) report the servers
+// in pi mcp list --json's shape, over the real binary's stdin and stdout.
+func TestMCPOverRPC(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	scriptedModel(t, c, "anthropic-messages", []scripted.Reply{{Text: "hello"}})
+	bin := mcpServerBin(t)
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{
+		"go":   map[string]any{"command": bin},
+		"mute": map[string]any{"command": bin, "args": []string{"-hang"}, "timeout": 1},
+	})})
+	rc := startRPCBinary(t, c, proj)
+	rc.send(`{"id":"1","type":"mcp_list"}`)
+	r := rc.response("1")
+	b, _ := json.Marshal(r["data"])
+	var got struct{ Servers []mcpListServer }
+	if err := json.Unmarshal(b, &got); err != nil || len(got.Servers) != 2 {
+		t.Fatalf("mcp_list: %v %s", err, b)
+	}
+	if s := got.Servers[0]; s.Name != "go" || s.State != "connected" || len(s.Tools) != 5 {
+		t.Errorf("go: %+v", s)
+	}
+	if s := got.Servers[1]; s.Name != "mute" || s.State != "failed" || !strings.Contains(s.Error, "no answer") {
+		t.Errorf("mute: %+v", s)
+	}
+	rc.send(`{"id":"2","type":"mcp_reconnect","name":"go"}`)
+	if r := rc.response("2"); r["success"] != true {
+		t.Errorf("mcp_reconnect: %v", r)
+	}
+	rc.send(`{"id":"3","type":"mcp_reconnect","name":"nope"}`)
+	if r := rc.until("response 3", func(r map[string]any) bool { return r["type"] == "response" && r["id"] == "3" }); r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), `no MCP server "nope"`) {
+		t.Errorf("mcp_reconnect of nothing: %v", r)
+	}
+}

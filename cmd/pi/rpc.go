@@ -44,6 +44,7 @@ func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 			return switchTo(a.childTranscript(a.sessionsDir(ls.world.loaded), cwd, r.noSession, parent))
 		},
 		Summarizer: branchSummarizer(ls),
+		MCP:        a.mcpRPC(ls.rt.Context(), ls),
 		OpenSession: func(path string) error {
 			return switchTo(session.OpenAppend(path))
 		},
