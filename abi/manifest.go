@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -161,10 +160,19 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
-var (
-	extNameRE     = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	commandNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-)
+// isExtName is ^[a-z][a-z0-9-]*$, written out: a package-level regexp
+// would be compiled in every guest's start-up (abi is linked into every
+// Go guest) and pull the regexp package into each module, and a guest's
+// start is validating its code (docs/performance.md).
+func isExtName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // ModuleFile returns the module file name (Module, or "<name>.wasm").
 func (m *Manifest) ModuleFile() string {
@@ -246,7 +254,7 @@ func (m *Manifest) Validate() []error {
 	switch {
 	case m.Name == "":
 		add("name", "is required")
-	case len(m.Name) > 64 || !extNameRE.MatchString(m.Name):
+	case len(m.Name) > 64 || !isExtName(m.Name):
 		add("name", "%q must match ^[a-z][a-z0-9-]*$ (at most 64 characters)", m.Name)
 	}
 	switch {
@@ -270,7 +278,7 @@ func (m *Manifest) Validate() []error {
 	cmds := map[string]bool{}
 	for i, c := range m.Commands {
 		f := fmt.Sprintf("commands[%d].name", i)
-		if !commandNameRE.MatchString(c.Name) {
+		if !isName(c.Name, true) {
 			add(f, "%q must match ^[a-z][a-z0-9_-]*$", c.Name)
 		} else if cmds[c.Name] {
 			add(f, "command %q listed twice", c.Name)

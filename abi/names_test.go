@@ -61,7 +61,11 @@ func FuzzNameRules(f *testing.F) {
 	}
 	dashed := regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 	plain := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	ext := regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isExtName(s), ext.MatchString(s); got != want {
+			t.Errorf("isExtName(%q) = %v, pattern says %v", s, got, want)
+		}
 		if got, want := ValidContextName(s) == nil, dashed.MatchString(s); got != want {
 			t.Errorf("ValidContextName(%q) ok = %v, pattern says %v", s, got, want)
 		}
