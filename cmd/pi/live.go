@@ -205,6 +205,11 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	mcpm := a.startMCP(w, r, c, policy, exe, reg, runner, &closers)
 	rt = runtime.New(ctx, runner)
+	// steeringMode and followUpMode: how queued messages are delivered
+	// (values checked by the settings model).
+	if err := rt.SetQueueModes(w.loaded.Values.String("steeringMode"), w.loaded.Values.String("followUpMode")); err != nil {
+		fmt.Fprintf(a.stderr, "pi: warning: settings: %s\n", esc(err.Error()))
+	}
 	cs, cerr := compact.FromValues(w.loaded.Values, route.Provider, route.ModelID)
 	if cerr != nil {
 		fmt.Fprintf(a.stderr, "pi: warning: settings: %s (using the default)\n", esc(cerr.Error()))

@@ -330,3 +330,38 @@ func TestSettingsImages(t *testing.T) {
 		t.Errorf("blockImages: image %q, text %q", url, text)
 	}
 }
+
+// steeringMode and followUpMode set the queue delivery (seen in RPC get_state).
+func TestSettingsQueueModes(t *testing.T) {
+	c := newCLI(t)
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "ok"}})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"steeringMode":"all","followUpMode":"all"}`})
+	c.stdinText = `{"id":"1","type":"get_state"}` + "\n"
+	out, errs, code := c.run("--mode", "rpc", "--no-session", "--cwd", t.TempDir())
+	if code != 0 || !strings.Contains(out, `"steeringMode":"all"`) || !strings.Contains(out, `"followUpMode":"all"`) {
+		t.Fatalf("exit %d: %s\n%s", code, out, errs)
+	}
+}
+
+// enableSkillCommands false: /skill:name is no longer a command.
+func TestSettingsEnableSkillCommands(t *testing.T) {
+	c := newCLI(t)
+	writeFiles(t, c.agentDir, map[string]string{"skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Ship it.\n---\nSteps."})
+	proj := t.TempDir()
+	kind := func() string {
+		out, errs, code := c.run("expand", "--json", "--cwd", proj, "--", "/skill:deploy now")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var e struct{ Kind string }
+		json.Unmarshal([]byte(out), &e)
+		return e.Kind
+	}
+	if k := kind(); k != "skill" {
+		t.Fatalf("default: kind %q", k)
+	}
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"enableSkillCommands":false}`})
+	if k := kind(); k != "text" {
+		t.Errorf("enableSkillCommands false: kind %q", k)
+	}
+}

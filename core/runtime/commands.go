@@ -30,6 +30,9 @@ func (rt *Runtime) Commands() []Command {
 			out = append(out, Command{Name: t.Name, Description: t.Description, ArgumentHint: t.ArgumentHint, Source: "prompt", Path: t.FilePath})
 		}
 		for _, s := range l.Skills {
+			if l.Values != nil && !l.Values.Bool("enableSkillCommands") {
+				break
+			}
 			out = append(out, Command{Name: "skill:" + s.Name, Description: s.Description, Source: "skill", Path: s.FilePath})
 		}
 	}

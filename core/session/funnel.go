@@ -52,7 +52,13 @@ func Funnel(ctx context.Context, d *hooks.Dispatcher, l *resources.Loaded, line 
 	if noExpand {
 		return Funneled{Kind: KindText, Text: line, Send: true}, nil
 	}
-	exp := resources.ExpandInput(line, l.Templates, l.Skills)
+	skills := l.Skills
+	if l.Values != nil && !l.Values.Bool("enableSkillCommands") {
+		// Skills are not commands (settings enableSkillCommands false);
+		// the model still sees them in the prompt.
+		skills = nil
+	}
+	exp := resources.ExpandInput(line, l.Templates, skills)
 	if exp.Err != nil {
 		return Funneled{}, fmt.Errorf("expand %s: %w", exp.Name, exp.Err)
 	}

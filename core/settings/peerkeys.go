@@ -41,8 +41,8 @@ func peerKeys() []Key {
 		{Name: "cacheWarming", Kind: String, Enum: []string{"off", "streaming", "idle"}, Default: `"idle"`, Scope: GlobalOnly, Note: "pi does not send cache-warming requests"},
 
 		// Interaction.
-		{Name: "steeringMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
-		{Name: "followUpMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`},
+		{Name: "steeringMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`, Status: Applied},
+		{Name: "followUpMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`, Status: Applied},
 		{Name: "queueMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Status: Internal},
 		{Name: "externalEditor", Kind: String, Status: Applied},
 		{Name: "doubleEscapeAction", Kind: String, Enum: []string{"tree", "fork", "none"}, Default: `"tree"`, Status: Applied},
@@ -116,7 +116,7 @@ func peerKeys() []Key {
 		{Name: "skills", Kind: Any, Status: Applied},
 		{Name: "prompts", Kind: Any, Status: Applied},
 		{Name: "themes", Kind: Strings, Note: "pi has no custom themes"},
-		{Name: "enableSkillCommands", Kind: Bool, Default: "true"},
+		{Name: "enableSkillCommands", Kind: Bool, Default: "true", Status: Applied},
 
 		// Updates, telemetry and warnings.
 		{Name: "collapseChangelog", Kind: Bool, Default: "false", Status: Applied},
