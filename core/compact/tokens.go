@@ -115,6 +115,12 @@ func ContextTokens(branch []session.Entry) int {
 	return contextTokens(branch, session.History(branch))
 }
 
+// ContextTokensOf is ContextTokens with the branch's history already
+// rebuilt (nodes = session.History(branch)), as a transcript keeps it.
+func ContextTokensOf(branch []session.Entry, nodes []session.Node) int {
+	return contextTokens(branch, nodes)
+}
+
 func contextTokens(branch []session.Entry, nodes []session.Node) int {
 	last := -1
 	usage := 0

@@ -162,7 +162,7 @@ func (rt *Runtime) overThreshold() bool {
 	if !s.Enabled || window <= 0 || tr == nil {
 		return false
 	}
-	branch := tr.Branch()
+	branch, nodes := tr.Projected()
 	for i := len(branch) - 1; i >= 0; i-- {
 		e := branch[i]
 		if e.Type == session.TypeCompaction {
@@ -172,7 +172,7 @@ func (rt *Runtime) overThreshold() bool {
 			break
 		}
 	}
-	return s.ShouldCompact(compact.ContextTokens(branch), window)
+	return s.ShouldCompact(compact.ContextTokensOf(branch, nodes), window)
 }
 
 // overflowPatterns are providers' ways of saying a request did not fit the

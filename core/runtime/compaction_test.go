@@ -54,7 +54,7 @@ func (g *growing) set(usage int) {
 	g.mu.Unlock()
 }
 
-func newGrowing(t *testing.T) (*fixture, *growing) {
+func newGrowing(t testing.TB) (*fixture, *growing) {
 	f := newFixture(t)
 	g := &growing{}
 	f.rt.runner.Model = g.model

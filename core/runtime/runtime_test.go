@@ -30,7 +30,7 @@ type fixture struct {
 	events   []agent.Event
 }
 
-func newFixture(t *testing.T, replies ...provider.Response) *fixture {
+func newFixture(t testing.TB, replies ...provider.Response) *fixture {
 	t.Helper()
 	f := &fixture{replies: replies, release: make(chan struct{}), started: make(chan struct{}, 16)}
 	dir := t.TempDir()

@@ -502,9 +502,8 @@ func CurrentSystem(entries []Entry) (prompt.Message, bool) {
 
 // lastContext returns the text of the latest runtime-context snapshot
 // still in the context (one a compaction summarised away does not count,
-// so the next turn states the context again).
-func lastContext(entries []Entry) string {
-	h := History(entries)
+// so the next turn states the context again); h is History(entries).
+func lastContext(entries []Entry, h []Node) string {
 	for i := len(h) - 1; i >= 0; i-- {
 		if n := h[i].Entry; n >= 0 && n < len(entries) && entries[n].Type == TypeContext {
 			return entries[n].Text

@@ -492,7 +492,8 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 		t.Commits = commits
 	}
 
-	switch last := lastContext(tr.Branch()); {
+	branch, hist := tr.Projected()
+	switch last := lastContext(branch, hist); {
 	case p.Contexts != "" && p.Contexts != last:
 		if err := tr.Append(Entry{Type: TypeContext, Text: p.Contexts}); err != nil {
 			return err

@@ -119,6 +119,17 @@ func (t *Transcript) history() []Node {
 	return v.hist[:len(v.hist):len(v.hist)]
 }
 
+// Projected returns the active branch and its request history (History
+// of it), as kept up to date for requests: what compaction measures, at a
+// cost that does not grow with the session. Both are shared: do not change
+// them.
+func (t *Transcript) Projected() ([]Entry, []Node) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.historyView()
+	return v.branch[:len(v.branch):len(v.branch)], v.hist[:len(v.hist):len(v.hist)]
+}
+
 // requestMessages is Messages(History(t.Branch()), forced), each message
 // converted once and carrying a Memo.
 func (t *Transcript) requestMessages(forced *string) []provider.Message {
@@ -188,7 +199,18 @@ func (t *Transcript) replay(v *view) {
 		}
 	}
 	v.msgs = make([]provider.Message, 0, len(v.hist))
+	old := t.conv
+	t.conv = make(map[*prompt.Message]converted, len(v.hist))
 	for _, n := range v.hist {
+		// Conversions (and their encodings) of messages still in the
+		// history carry over; those of messages a compaction summarised
+		// away are dropped with the old map, or a long session would keep
+		// every encoding it ever sent.
+		if n.Msg != nil {
+			if c, ok := old[n.Msg]; ok {
+				t.conv[n.Msg] = c
+			}
+		}
 		if c := t.convert(n); c.ok {
 			v.msgs = append(v.msgs, c.m)
 		}
