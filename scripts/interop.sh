@@ -9,7 +9,10 @@
 #      one the peer's trust.json holds is honoured by pi;
 #   5. a session either harness compacted (twice, automatically) continues
 #      in the other with the same conversation as its own continuation
-#      (cmd/pi's TestInteropCompaction, which skips without the peer).
+#      (cmd/pi's TestInteropCompaction, which skips without the peer);
+#   6. a session either harness branched with a branch summary (/tree) or
+#      forked (/fork) continues in the other with the same conversation as
+#      its own continuation (cmd/pi's TestInteropSessionTree).
 # Exits non-zero naming the first step that failed. Needs the npm registry
 # the first time (to install the peer).
 set -euo pipefail
@@ -65,4 +68,6 @@ grep -q "$work/trusted" "$PI_CODING_AGENT_DIR/trust.json" || fail "pi trust wrot
 (cd "$work/trusted" && pi resources --json | grep -q '"hi"') || fail "pi ignores its own trust decision"
 say "5. compaction both ways: a session each harness compacted continues in the other with the same request"
 (cd "$repo" && HOME="$orig_home" PI_BENCH_CACHE="$cache" go test -count=1 -run 'TestInteropCompaction' ./cmd/pi/ >&2) || fail "compacted sessions do not continue alike"
+say "6. the session tree both ways: branch summaries and forks continue alike in either harness"
+(cd "$repo" && HOME="$orig_home" PI_BENCH_CACHE="$cache" go test -count=1 -run 'TestInteropSessionTree' ./cmd/pi/ >&2) || fail "branched or forked sessions do not continue alike"
 say "all steps passed"
