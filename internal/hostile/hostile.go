@@ -9,6 +9,11 @@ import (
 // into a terminal (see [Main]).
 const InjectTTY = "__hostile-inject-tty"
 
+// OpenSockets is the argument that makes a test binary try to create a
+// socket of each address family given (numbers), printing "family N: ok"
+// or the error.
+const OpenSockets = "__hostile-open-sockets"
+
 // Main runs the hostile program args[0] names with the rest as its
 // arguments and returns its exit status; ok is false when args name none.
 func Main(args []string, stdout io.Writer) (status int, ok bool) {
@@ -18,6 +23,8 @@ func Main(args []string, stdout io.Writer) (status int, ok bool) {
 	switch args[0] {
 	case InjectTTY:
 		return injectTTY(args[1:], stdout), true
+	case OpenSockets:
+		return openSockets(args[1:], stdout), true
 	}
 	return 0, false
 }

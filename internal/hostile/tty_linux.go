@@ -38,3 +38,26 @@ func injectTTY(paths []string, w io.Writer) int {
 	}
 	return 0
 }
+
+// openSockets creates (and closes) a socket of each family in families.
+func openSockets(families []string, w io.Writer) int {
+	for _, f := range families {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			fmt.Fprintf(w, "family %s: not a number\n", f)
+			continue
+		}
+		typ := unix.SOCK_STREAM
+		if n == unix.AF_NETLINK || n == unix.AF_PACKET {
+			typ = unix.SOCK_RAW
+		}
+		fd, err := unix.Socket(n, typ, 0)
+		if err != nil {
+			fmt.Fprintf(w, "family %d: %v\n", n, err)
+			continue
+		}
+		unix.Close(fd)
+		fmt.Fprintf(w, "family %d: ok\n", n)
+	}
+	return 0
+}

@@ -11,3 +11,8 @@ func injectTTY(_ []string, w io.Writer) int {
 	fmt.Fprintln(w, "not implemented on this system")
 	return 0
 }
+
+func openSockets(_ []string, w io.Writer) int {
+	fmt.Fprintln(w, "not implemented on this system")
+	return 0
+}
