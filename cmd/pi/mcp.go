@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/piwasm/pi/core/mcp"
 	"github.com/piwasm/pi/core/resources"
@@ -26,6 +28,8 @@ const mcpUsage = `Usage:
   pi mcp list [--json]                             connect to every enabled server; show state, tools, errors
   pi mcp get NAME [--json]                         show one server's configuration
   pi mcp check NAME [--json]                       show the sandbox policy a stdio server runs under
+  pi mcp login NAME [--timeout SECONDS]            sign in to an HTTP server with OAuth (browser, PKCE)
+  pi mcp logout NAME                               delete the stored OAuth credentials of a server
 
 add and remove change the agent dir's mcp.json, or the project's .pi/mcp.json
 with -l/--local. Options of add: --env KEY=VALUE, --cwd DIR, --header KEY=VALUE,
@@ -56,8 +60,10 @@ func (a *app) cmdMCP(ctx context.Context, args []string) error {
 		return a.mcpGet(args[1:])
 	case "check":
 		return a.mcpCheck(ctx, args[1:])
-	case "login", "logout":
-		return usagef("pi mcp %s: OAuth sign-in is not implemented in pi yet; give the server an Authorization header (--bearer-token-env-var) instead", args[0])
+	case "login":
+		return a.mcpLogin(ctx, args[1:])
+	case "logout":
+		return a.mcpLogout(args[1:])
 	}
 	return usagef("unknown mcp command %q (add, remove, list, get, check)", args[0])
 }
@@ -540,4 +546,74 @@ func emptyIfNilS(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// mcpLogin signs in to an HTTP server with OAuth: the authorization URL is
+// printed (and opened with $BROWSER when set), the redirect comes back to
+// a loopback listener, the tokens go to <agent dir>/mcp-auth.json (0600).
+func (a *app) mcpLogin(ctx context.Context, args []string) error {
+	fs := pflag.NewFlagSet("mcp login", pflag.ContinueOnError)
+	var c common
+	c.register(fs)
+	fs.BoolP("local", "l", false, "the server must be defined in the project's .pi/mcp.json")
+	timeout := fs.Int("timeout", 300, "give up on the whole sign-in after this many seconds")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return a.helpOr(err, "pi mcp login NAME [-l] [--timeout SECONDS]", fs)
+	}
+	if len(rest) != 1 {
+		return usagef("pi mcp login takes one server name")
+	}
+	_, s, l, _, err := a.mcpServerArg("login", rest)
+	if err != nil {
+		return err
+	}
+	if local, _ := fs.GetBool("local"); local && s.Scope != "project" {
+		return fmt.Errorf("MCP server %q is not defined in the project's .pi/mcp.json", s.Name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(*timeout)*time.Second)
+	defer cancel()
+	store := &mcp.AuthStore{Path: filepath.Join(l.AgentDir, mcp.AuthFile)}
+	err = mcp.Login(ctx, s, store, mcp.LoginOptions{Version: version, Open: func(u string) error {
+		fmt.Fprintf(a.stderr, "Open this address to sign in to %s:\n  %s\n", s.Name, u)
+		if b := a.getenv("BROWSER"); b != "" {
+			cmd := exec.Command(b, u)
+			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			if err := cmd.Start(); err == nil {
+				go cmd.Wait()
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Signed in to MCP server %q; the credentials are in %s.\n", s.Name, store.Path)
+	return nil
+}
+
+func (a *app) mcpLogout(args []string) error {
+	fs := pflag.NewFlagSet("mcp logout", pflag.ContinueOnError)
+	var c common
+	c.register(fs)
+	fs.BoolP("local", "l", false, "")
+	rest, err := c.parse(fs, args)
+	if err != nil {
+		return a.helpOr(err, "pi mcp logout NAME", fs)
+	}
+	_, s, l, _, err := a.mcpServerArg("logout", rest)
+	if err != nil {
+		return err
+	}
+	store := &mcp.AuthStore{Path: filepath.Join(l.AgentDir, mcp.AuthFile)}
+	found, err := store.Logout(s)
+	if err != nil {
+		return err
+	}
+	if !found {
+		fmt.Fprintf(a.stdout, "No stored credentials for MCP server %q.\n", s.Name)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Signed out of MCP server %q.\n", s.Name)
+	return nil
 }

@@ -58,9 +58,14 @@ func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe str
 	}
 	log := openMCPLog(l.AgentDir)
 	tmp := os.TempDir()
+	auth := &mcp.AuthStore{Path: filepath.Join(l.AgentDir, mcp.AuthFile)}
 	opts := mcp.Options{
 		Cwd: l.Cwd, Version: version, Getenv: a.getenv, Environ: os.Environ(),
 		Registry: reg, TempDir: tmp,
+		Auth: func(s *mcp.Server) string {
+			tok, _ := auth.Token(context.Background(), s)
+			return tok
+		},
 		Launch: func(s *mcp.Server, argv []string) (*exec.Cmd, error) {
 			if err := os.MkdirAll(mcp.StateDir(l.AgentDir, s.Name), 0o700); err != nil {
 				return nil, fmt.Errorf("create the server's state directory: %w", err)

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/piwasm/pi/internal/scripted"
+)
+
+// The tests' "browser": pi mcp login runs $BROWSER URL; with
+// PI_TEST_FETCH=1 this test binary fetches the URL, following the
+// authorization server's redirect to pi's loopback listener, as a person
+// approving the sign-in would.
+func init() {
+	if os.Getenv("PI_TEST_FETCH") == "1" && len(os.Args) == 2 && strings.HasPrefix(os.Args[1], "http") {
+		resp, err := http.Get(os.Args[1])
+		if err != nil {
+			os.Exit(1)
+		}
+		resp.Body.Close()
+		os.Exit(0)
+	}
+}
+
+// authServer is a loopback OAuth authorization server in front of an MCP
+// server: protected resource metadata, authorization server metadata,
+// dynamic registration, an authorization endpoint that approves at once,
+// and a token endpoint that checks the PKCE verifier.
+type authServer struct {
+	t    *testing.T
+	url  string
+	mu   sync.Mutex
+	pkce string // the S256 challenge of the last authorization
+	reg  string // the client name registered
+}
+
+func newAuthServer(t *testing.T) *authServer {
+	a := &authServer{t: t}
+	server := sdk.NewServer(&sdk.Implementation{Name: "private"}, nil)
+	sdk.AddTool(server, &sdk.Tool{Name: "greet", Description: "say hi"}, func(ctx context.Context, req *sdk.CallToolRequest, args struct {
+		Name string `json:"name"`
+	}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Hi " + args.Name + ", signed in"}}}, nil, nil
+	})
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	mux := http.NewServeMux()
+	writeJSON := func(w http.ResponseWriter, code int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(v)
+	}
+	prm := func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"resource": a.url + "/mcp", "authorization_servers": []string{a.url}, "scopes_supported": []string{"tools"}})
+	}
+	mux.HandleFunc("/.well-known/oauth-protected-resource", prm)
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", prm)
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"issuer": a.url, "authorization_endpoint": a.url + "/authorize", "token_endpoint": a.url + "/token",
+			"registration_endpoint": a.url + "/register", "response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "token_endpoint_auth_methods_supported": []string{"none"}})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		json.NewDecoder(r.Body).Decode(&m)
+		a.mu.Lock()
+		a.reg, _ = m["client_name"].(string)
+		a.mu.Unlock()
+		m["client_id"] = "client-1"
+		writeJSON(w, 201, m)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("client_id") != "client-1" || q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
+			http.Error(w, "bad authorization request: "+r.URL.RawQuery, 400)
+			return
+		}
+		a.mu.Lock()
+		a.pkce = q.Get("code_challenge")
+		a.mu.Unlock()
+		back, _ := url.Parse(q.Get("redirect_uri"))
+		v := back.Query()
+		v.Set("code", "code-1")
+		v.Set("state", q.Get("state"))
+		back.RawQuery = v.Encode()
+		http.Redirect(w, r, back.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
+		a.mu.Lock()
+		ok := r.Form.Get("grant_type") == "authorization_code" && r.Form.Get("code") == "code-1" && base64.RawURLEncoding.EncodeToString(sum[:]) == a.pkce
+		a.mu.Unlock()
+		if !ok {
+			writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		writeJSON(w, 200, map[string]any{"access_token": "token-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "refresh-1"})
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer token-1" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.url+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "sign in first", http.StatusUnauthorized)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	a.url = srv.URL
+	return a
+}
+
+// An HTTP server that asks for OAuth: pi mcp list says it needs sign-in,
+// pi mcp login signs in (dynamic registration as "pi", the authorization
+// code with PKCE through a loopback redirect) and stores the token 0600;
+// a session then calls the server's tool; pi mcp logout forgets it.
+func TestMCPOAuthSignIn(t *testing.T) {
+	as := newAuthServer(t)
+	c := newCLI(t)
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{"web": map[string]any{"url": as.url + "/mcp"}})})
+
+	out, _, code := c.runPi(nil, "mcp", "list")
+	if code != 1 || !strings.Contains(out, "web: needs-auth") || !strings.Contains(out, "pi mcp login web") {
+		t.Errorf("before sign-in: exit %d\n%s", code, out)
+	}
+	out, errs, code := c.runPi([]string{"BROWSER=" + os.Args[0], "PI_TEST_FETCH=1"}, "mcp", "login", "web", "--timeout", "60")
+	if code != 0 || !strings.Contains(out, `Signed in to MCP server "web"`) || !strings.Contains(errs, as.url+"/authorize?") {
+		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if as.reg != "pi" {
+		t.Errorf("registered as %q, want pi", as.reg)
+	}
+	file := filepath.Join(c.agentDir, "mcp-auth.json")
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the credentials file: %v %v", err, fi)
+	}
+	if raw, _ := os.ReadFile(file); !strings.Contains(string(raw), "token-1") || !strings.Contains(string(raw), "refresh-1") {
+		t.Errorf("the stored credentials: %s", raw)
+	}
+
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "c1", Name: "mcp__web__greet", Args: json.RawMessage(`{"name":"pi"}`)}}},
+		{Text: "done"},
+	})
+	out, errs, code = c.runPi(nil, "-p", "--no-extensions", "hi")
+	if code != 0 || out != "done\n" || !strings.Contains(string(s.Requests()[1]), "Hi pi, signed in") {
+		t.Errorf("session after sign-in: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+
+	if out := c.must("mcp", "logout", "web"); !strings.Contains(out, "Signed out") {
+		t.Errorf("logout: %s", out)
+	}
+	if raw, _ := os.ReadFile(file); strings.Contains(string(raw), "token-1") {
+		t.Errorf("logout kept the token")
+	}
+}
