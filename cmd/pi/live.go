@@ -125,13 +125,19 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		return nil
 	}
 	shell, prefix := a.shellSettings(w.loaded.Values)
+	recheck := func(toolName, path string) error {
+		if r, denied := checker.DeniedPath(toolName, path); denied {
+			return fmt.Errorf("refused by the deny rule %s in %s (the path resolves to %s)", r, r.Source, path)
+		}
+		return nil
+	}
 	environ := a.commandEnviron(w.loaded.AgentDir, policy.PassEnv, func() string {
 		if rt != nil {
 			return rt.Route().ThinkingLevel()
 		}
 		return route.ThinkingLevel()
 	})
-	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Shell: shell, CommandPrefix: prefix, Visit: visit, KeepImageSize: !w.loaded.Values.Bool("images.autoResize"), Environ: environ, Env: []string{
+	env := policy.Apply(builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: &tool.Locks{}, Shell: shell, CommandPrefix: prefix, Visit: visit, Recheck: recheck, KeepImageSize: !w.loaded.Values.Bool("images.autoResize"), Environ: environ, Env: []string{
 		"PI_SESSION_ID=" + tr.Header.ID, "PI_SESSION_FILE=" + tr.Path,
 		"PI_PROVIDER=" + route.Provider, "PI_MODEL=" + route.ModelID,
 	}}, exe)
@@ -154,7 +160,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	reg := tool.NewRegistry()
 	var override *sandboxOverride
 	if asker != nil && policy.Confined() {
-		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Environ: environ, Env: env.Env, Shell: shell, CommandPrefix: prefix, Visit: visit, KeepImageSize: env.KeepImageSize}
+		base := builtin.Env{Cwd: w.loaded.Cwd, Home: a.home, Locks: env.Locks, Environ: environ, Env: env.Env, Shell: shell, CommandPrefix: prefix, Visit: visit, Recheck: recheck, KeepImageSize: env.KeepImageSize}
 		for _, t := range builtin.Tools(policy.Unconfined().Apply(base, exe)) {
 			if t.Name == "bash" {
 				override = &sandboxOverride{asker: asker, policy: policy, paths: permission.Paths{Home: a.home, Cwd: w.loaded.Cwd}, unconfined: t.Run,

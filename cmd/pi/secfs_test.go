@@ -360,6 +360,12 @@ func TestSecFIFOsAndDevicesAreRefused(t *testing.T) {
 
 // Credentials stay unreadable to commands and the file tools.
 func TestSecCredentialsAreNotReadable(t *testing.T) {
+	for _, mode := range []string{"workspace", "read-only"} {
+		t.Run(mode, func(t *testing.T) { credentialsNotReadable(t, mode) })
+	}
+}
+
+func credentialsNotReadable(t *testing.T, mode string) {
 	e := newSecEnv(t)
 	writeFiles(t, e.home, map[string]string{
 		".ssh/id_ed25519":  "SSHKEY-123\n",
@@ -373,7 +379,7 @@ func TestSecCredentialsAreNotReadable(t *testing.T) {
 		secCall("r1", "read", map[string]any{"path": "~/.ssh/id_ed25519"}),
 		secCall("r2", "read", map[string]any{"path": filepath.Join(e.c.agentDir, "auth.json")}),
 		secCall("r3", "read", map[string]any{"path": "~/.netrc"}),
-	)})
+	)}, "--sandbox", mode)
 	for _, id := range []string{"r1", "r2", "r3"} {
 		hasText(t, res, id, true, "denyRead")
 	}

@@ -389,3 +389,11 @@ func (c *Checker) EntryRefused(tool, path string) (Rule, bool) {
 	}
 	return Rule{}, false
 }
+
+// DeniedPath reports whether a deny rule for tool covers path, the path a
+// file tool resolved itself just before opening it. Only deny rules: an
+// ask rule was put to the user (or refused) by the gate already.
+func (c *Checker) DeniedPath(tool, path string) (Rule, bool) {
+	m := &matcher{req: Request{Tool: strings.ToLower(tool), Path: path}}
+	return m.any(c.rules.Deny)
+}

@@ -69,7 +69,7 @@ func (e Env) runEdit(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 		m, _ := it.(map[string]any)
 		edits = append(edits, Edit{OldText: strArg(m, "oldText"), NewText: strArg(m, "newText")})
 	}
-	_, real, err := e.open(Write, path)
+	_, real, err := e.open("edit", Write, path)
 	if err != nil {
 		return tool.ErrorResult("%v", err), nil
 	}

@@ -175,6 +175,11 @@ type Env struct {
 	// directory everything below it. (The Guard is not asked about
 	// entries: it records its refusals, and a search may pass thousands.)
 	Visit func(tool, resolvedPath string) error
+	// Recheck, when set, is asked about the path a tool resolved itself,
+	// with the tool's name, before it opens it: the permission gate
+	// resolved the path earlier, and a link swapped in between must not
+	// take the call to a path a deny rule covers.
+	Recheck func(tool, resolvedPath string) error
 	// Shell builds bash processes; nil means BashShell{}.
 	Shell Shell
 	// Environ, when set, is the environment bash starts from instead of
@@ -260,12 +265,17 @@ func (e Env) resolve(abs string) string { return e.FS.Resolve(abs) }
 
 // open resolves p, asks the Guard, and returns the absolute path as the
 // model named it (for messages) and the resolved path (for access).
-func (e Env) open(op Access, p string) (abs, real string, err error) {
+func (e Env) open(tool string, op Access, p string) (abs, real string, err error) {
 	abs = e.absPath(p)
 	real = e.resolve(abs)
 	if e.Guard != nil {
 		if gerr := e.Guard(op, real); gerr != nil {
 			return abs, real, gerr
+		}
+	}
+	if e.Recheck != nil {
+		if rerr := e.Recheck(tool, real); rerr != nil {
+			return abs, real, rerr
 		}
 	}
 	return abs, real, nil

@@ -61,7 +61,7 @@ func (e Env) runFind(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 		dir = "."
 	}
 	limit := limitArg(call.Args, "limit", findDefaultLimit)
-	_, real, err := e.open(Read, dir)
+	_, real, err := e.open("find", Read, dir)
 	if err != nil {
 		return tool.ErrorResult("%v", err), nil
 	}

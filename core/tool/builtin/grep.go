@@ -167,7 +167,7 @@ func (e Env) runGrep(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 		}
 	}
 
-	_, real, err := e.open(Read, dir)
+	_, real, err := e.open("grep", Read, dir)
 	if err != nil {
 		return tool.ErrorResult("%v", err), nil
 	}

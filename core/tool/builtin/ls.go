@@ -18,7 +18,7 @@ func (e Env) runLs(ctx context.Context, call tool.Call, _ tool.Update) (tool.Res
 		path = "."
 	}
 	limit := limitArg(call.Args, "limit", lsDefaultLimit)
-	_, real, err := e.open(Read, path)
+	_, real, err := e.open("ls", Read, path)
 	if err != nil {
 		return tool.ErrorResult("%v", err), nil
 	}

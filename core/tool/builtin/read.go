@@ -38,7 +38,7 @@ func sniffImage(head []byte) string {
 
 func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.Result, error) {
 	path := strArg(call.Args, "path")
-	_, real, err := e.open(Read, path)
+	_, real, err := e.open("read", Read, path)
 	if err != nil {
 		return tool.ErrorResult("%v", err), nil
 	}

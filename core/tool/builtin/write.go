@@ -11,7 +11,7 @@ import (
 func (e Env) runWrite(ctx context.Context, call tool.Call, _ tool.Update) (tool.Result, error) {
 	path := strArg(call.Args, "path")
 	content := strArg(call.Args, "content")
-	_, real, err := e.open(Write, path)
+	_, real, err := e.open("write", Write, path)
 	if err != nil {
 		return tool.ErrorResult("%v", err), nil
 	}
