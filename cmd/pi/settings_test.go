@@ -27,7 +27,7 @@ func TestSettingsUnknownKeysAreReported(t *testing.T) {
 		"settings.json": `{
   "defaultModle": "mock-1",
   "retry": {"maxRetry": 1},
-  "treeFilterMode": "all"
+  "transport": "sse"
 }`,
 	})
 	proj := t.TempDir()
@@ -57,21 +57,21 @@ func TestSettingsUnknownKeysAreReported(t *testing.T) {
 	want := []string{
 		`unknown-setting@2:unknown setting "defaultModle" (did you mean "defaultModel"?)`,
 		`unknown-setting@3:unknown setting "retry.maxRetry" (did you mean "retry.maxRetries"?)`,
-		`ignored-setting@4:treeFilterMode has no effect in pi (pi has no /tree yet)`,
+		`ignored-setting@4:transport has no effect in pi (pi speaks SSE only)`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(r.Settings) != 1 || r.Settings[0].Name != "treeFilterMode" || r.Settings[0].Status != "unsupported" {
+	if len(r.Settings) != 1 || r.Settings[0].Name != "transport" || r.Settings[0].Status != "unsupported" {
 		t.Errorf("settings in force %+v", r.Settings)
 	}
 
 	_, errs, code = c.run("-p", "hi", "--cwd", proj, "--no-session")
-	if code != 0 || !strings.Contains(errs, file+`:2: unknown setting "defaultModle" (did you mean "defaultModel"?)`) || strings.Contains(errs, "treeFilterMode") {
+	if code != 0 || !strings.Contains(errs, file+`:2: unknown setting "defaultModle" (did you mean "defaultModel"?)`) || strings.Contains(errs, "transport") {
 		t.Errorf("-p: exit %d, stderr:\n%s", code, errs)
 	}
 	_, errs, _ = c.run("-p", "hi", "--cwd", proj, "--no-session", "--verbose")
-	if !strings.Contains(errs, "treeFilterMode has no effect") {
+	if !strings.Contains(errs, "transport has no effect") {
 		t.Errorf("--verbose: stderr:\n%s", errs)
 	}
 }
