@@ -13,6 +13,9 @@
 #   -n RUNS        timed runs per case and harness (default 5; one warm-up on top)
 #   --long N       turns of the long session whose turn N is timed (default 600)
 #   --long-runs N  runs of the long session per harness (default 1)
+#   --long-only L  run the long session only for the harnesses in the comma-separated
+#                  list L (default: all); Codex CLI and Claude Code take most of
+#                  the run's time there, their turns growing with the history
 #   --others       also install and run Codex CLI and Claude Code (bench/others/install.sh)
 #   --no-build     skip `make build`
 #   --keep         keep the scratch directory
@@ -42,6 +45,7 @@ set -euo pipefail
 runs=${BENCH_RUNS:-5}
 long=600
 long_runs=1
+long_only=""
 others=0
 build=1
 keep=0
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift 2 ;;
 	--long) long=$2; shift 2 ;;
 	--long-runs) long_runs=$2; shift 2 ;;
+	--long-only) long_only=$2; shift 2 ;;
 	--others) others=1; shift ;;
 	--no-build) build=0; shift ;;
 	--keep) keep=1; shift ;;
@@ -272,6 +277,7 @@ setup long session "$long"
 l0=$(load)
 for _ in $(seq "$long_runs"); do
 	for h in "${harnesses[@]}"; do
+		case ",${long_only:-$h}," in *",$h,"*) ;; *) : > "$work/long-$h.times"; continue ;; esac
 		rm -rf "$work/long-$h" && cp -R "$work/long-template" "$work/long-$h"
 		sh -c "$(cmd long "$h" 'Fix the first line of every file.')" > /dev/null 2>&1 || say "$h: the $long-turn session failed"
 	done

@@ -16,6 +16,7 @@ import (
 // to use; a Memo is safe for concurrent use.
 type Memo struct {
 	checked atomic.Bool
+	chars   atomic.Int64 // the message's size for estimateTokens, plus one; 0: not counted yet
 	forms   atomic.Pointer[[]memoForm] // replaced whole, never changed in place
 	mu      sync.Mutex                 // serialises keep
 }
@@ -76,4 +77,19 @@ func (m *Memo) markChecked() {
 	if m != nil {
 		m.checked.Store(true)
 	}
+}
+
+// messageSize is messageChars(*msg), counted once for a message with a
+// Memo.
+func messageSize(msg *Message) int {
+	m := msg.Memo
+	if m == nil {
+		return messageChars(*msg)
+	}
+	if n := m.chars.Load(); n > 0 {
+		return int(n - 1)
+	}
+	n := messageChars(*msg)
+	m.chars.Store(int64(n) + 1)
+	return n
 }

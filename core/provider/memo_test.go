@@ -105,7 +105,9 @@ func allocated(f func()) (bytes, objects uint64) {
 // the history. Encoding the history again, or decoding the body to patch it
 // (as the compat fields once were added), would at least double the bytes.
 func TestBodyWrittenOnce(t *testing.T) {
-	for _, route := range []Route{testRoute(APIOpenAICompletions), compatRoute()} {
+	windowed := compatRoute()
+	windowed.ContextWindow = 1 << 20 // the output cap is fitted to it: every message counted
+	for _, route := range []Route{testRoute(APIOpenAICompletions), compatRoute(), windowed} {
 		for _, n := range []int{100, 1000} {
 			req := Request{Messages: memoized(longHistory(n)), Tools: toolConversation().Tools}
 			if _, err := DryRun(route, req); err != nil { // fills the memos

@@ -353,21 +353,28 @@ func outputCap(route Route, req Request) int {
 	return min(n, max(1, room))
 }
 
-// estimateTokens guesses the input size of req from its characters.
+// messageChars is what estimateTokens counts for one message.
+func messageChars(m Message) int {
+	chars := len(m.Content) + len(m.Thinking)
+	for _, p := range m.Parts {
+		if p.Type == PartImage {
+			chars += imageChars
+		} else {
+			chars += len(p.Text)
+		}
+	}
+	for _, tc := range m.ToolCalls {
+		chars += len(tc.Name) + len(argsOf(tc))
+	}
+	return chars
+}
+
+// estimateTokens guesses the input size of req from its characters (a
+// message with a Memo is counted once).
 func estimateTokens(req Request) int {
 	chars := 0
-	for _, m := range req.Messages {
-		chars += len(m.Content) + len(m.Thinking)
-		for _, p := range m.Parts {
-			if p.Type == PartImage {
-				chars += imageChars
-			} else {
-				chars += len(p.Text)
-			}
-		}
-		for _, tc := range m.ToolCalls {
-			chars += len(tc.Name) + len(argsOf(tc))
-		}
+	for i := range req.Messages {
+		chars += messageSize(&req.Messages[i])
 	}
 	for _, t := range req.Tools {
 		chars += len(t.Name) + len(t.Description) + len(t.Parameters)
