@@ -16,7 +16,7 @@ import (
 // to use; a Memo is safe for concurrent use.
 type Memo struct {
 	checked atomic.Bool
-	chars   atomic.Int64 // the message's size for estimateTokens, plus one; 0: not counted yet
+	chars   atomic.Int64               // the message's size for estimateTokens, plus one; 0: not counted yet
 	forms   atomic.Pointer[[]memoForm] // replaced whole, never changed in place
 	mu      sync.Mutex                 // serialises keep
 }
