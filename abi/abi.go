@@ -36,7 +36,7 @@ const (
 )
 
 // Hooks lists every hook name in dispatch order of the pipeline.
-var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact}
+var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact, HookContext}
 
 // ExportFor returns the export name that implements hook, or "" for an
 // unknown hook.
@@ -60,6 +60,8 @@ func ExportFor(hook string) string {
 		return ExportAgentEnd
 	case HookSessionBeforeCompact:
 		return ExportSessionBeforeCompact
+	case HookContext:
+		return ExportContext
 	}
 	return ""
 }

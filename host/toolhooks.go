@@ -134,3 +134,26 @@ func (f fileServer) SessionBeforeCompact(ctx context.Context, ev abi.SessionBefo
 	}
 	return ch.SessionBeforeCompact(ctx, ev, f.serve(fetch))
 }
+
+// Context calls the context hook.
+func (e *Extension) Context(ctx context.Context, ev abi.ContextEvent, fetch hooks.Fetcher) (abi.ContextResult, error) {
+	var res abi.ContextResult
+	raw, err := plainJSON(ev)
+	if err != nil {
+		return res, e.callErr(abi.HookContext, CauseUnavailable, err)
+	}
+	err = e.hook(ctx, abi.HookContext, raw, fetch, &res)
+	return res, err
+}
+
+func (h handler) Context(ctx context.Context, ev abi.ContextEvent, fetch hooks.Fetcher) (abi.ContextResult, error) {
+	return h.e.Context(ctx, ev, hooks.Fetcher(fetch))
+}
+
+func (f fileServer) Context(ctx context.Context, ev abi.ContextEvent, fetch hooks.Fetcher) (abi.ContextResult, error) {
+	ch, ok := f.Handler.(hooks.ContextHandler)
+	if !ok {
+		return abi.ContextResult{}, f.e.callErr(abi.HookContext, CauseUnavailable, nil)
+	}
+	return ch.Context(ctx, ev, f.serve(fetch))
+}

@@ -32,3 +32,6 @@ func Update(text string) {
 
 //go:wasmexport pi_session_before_compact
 func exportSessionBeforeCompact() int32 { return run(handleSessionBeforeCompact) }
+
+//go:wasmexport pi_context
+func exportContext() int32 { return run(handleContext) }

@@ -155,3 +155,30 @@ func handleSessionBeforeCompact(ev *abi.SessionBeforeCompactEvent) (abi.JSONAppe
 	}
 	return beforeCompact(ev)
 }
+
+var onContext func(*abi.ContextEvent) (abi.ContextResult, error)
+
+// OnContext registers the context handler, called before every model
+// request with the conversation it will carry (no system prompt). Return
+// KeepContext() to send it as it is, or ReplaceContext(messages) to send
+// another list; the session file keeps the real conversation either way.
+func OnContext(h func(ev *abi.ContextEvent) (abi.ContextResult, error)) { onContext = h }
+
+// KeepContext sends the conversation unchanged.
+func KeepContext() abi.ContextResult { return abi.ContextResult{} }
+
+// ReplaceContext sends messages instead (the session's JSON form; no
+// system messages).
+func ReplaceContext(messages []json.RawMessage) abi.ContextResult {
+	if messages == nil {
+		messages = []json.RawMessage{}
+	}
+	return abi.ContextResult{Messages: messages}
+}
+
+func handleContext(ev *abi.ContextEvent) (abi.JSONAppender, error) {
+	if onContext == nil {
+		return nil, missing(abi.HookContext)
+	}
+	return onContext(ev)
+}

@@ -38,6 +38,12 @@ type Runner struct {
 	Hooks agent.Hooks
 	// Emit receives the run's events; nil: none.
 	Emit func(agent.Event)
+	// Context, when set, may change the conversation each request carries
+	// (without it, the Dispatcher's extensions that declare the context
+	// hook do): it gets the messages without the system
+	// prompt and returns the list to send, or nil to send them as they
+	// are. An error stops the request.
+	Context func(ctx context.Context, msgs []prompt.Message) ([]prompt.Message, error)
 	// Steer and FollowUp drain the queues of user messages a person typed
 	// while the agent worked (agent.Loop's fields of the same names); nil:
 	// none.
@@ -294,6 +300,13 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 		return prompt.Message{}, err
 	}
 	preq := r.request(tr, p)
+	{
+		msgs, err := r.applyContext(ctx, tr, preq.Messages)
+		if err != nil {
+			return prompt.Message{}, err
+		}
+		preq.Messages = msgs
+	}
 	if m.t.Body == nil {
 		m.t.Request = preq
 		m.t.Body, _ = provider.DryRun(r.Route, preq)
