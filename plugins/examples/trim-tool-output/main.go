@@ -5,7 +5,6 @@
 package main
 
 import (
-
 	"github.com/piwasm/pi/abi"
 	sdk "github.com/piwasm/pi/sdk-guest"
 )
