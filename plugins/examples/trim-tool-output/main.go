@@ -1,5 +1,3 @@
-//go:build wasip1
-
 // trim-tool-output elides old tool results from the requests (not the
 // session).
 package main
