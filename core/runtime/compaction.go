@@ -93,6 +93,11 @@ func (rt *Runtime) compact(ctx context.Context, reason, focus string, willRetry 
 	}()
 	branch := tr.Branch()
 	p := compact.Prepare(branch, s.KeepRecentTokens, reason == ReasonOverflow)
+	if p == nil && reason != ReasonManual {
+		// As the established harness: an automatic compaction with nothing
+		// to summarise is not reported at all.
+		return nil, ErrNothingToCompact
+	}
 	rt.emit(agent.Event{Type: agent.CompactionStart, Reason: reason})
 	fail := func(err error) (*agent.CompactionResult, error) {
 		rt.emit(agent.Event{Type: agent.CompactionEnd, Reason: reason, Aborted: ctx.Err() != nil, ErrorMessage: "Compaction failed: " + err.Error()})

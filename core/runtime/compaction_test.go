@@ -137,6 +137,15 @@ func TestAutoCompactionAtTheThreshold(t *testing.T) {
 	if n := entriesOf(tr, session.TypeCompaction); n != 2 {
 		t.Fatalf("%d compaction entries", n)
 	}
+	starts := 0
+	for _, typ := range f.types() {
+		if typ == agent.CompactionStart {
+			starts++
+		}
+	}
+	if starts != 2 {
+		t.Fatalf("%d compaction_start events for 2 compactions (an automatic one with nothing to do is not reported)", starts)
+	}
 	users = nil
 	for _, e := range tr.Entries {
 		if e.Type == session.TypeMessage && e.Message.Role == "user" {
@@ -238,5 +247,27 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	g.mu.Unlock()
 	if _, err := f.rt.Run(session.Input{Text: "again"}); err == nil || !IsOverflow(err.Error()) {
 		t.Fatalf("with compaction off: %v", err)
+	}
+}
+
+// TestNothingToCompactIsQuiet: past the threshold with nothing old enough
+// to summarise, an automatic compaction reports nothing (as the
+// established harness), where /compact says why it did nothing.
+func TestNothingToCompactIsQuiet(t *testing.T) {
+	f, g := newGrowing(t)
+	g.set(9500)
+	if _, err := f.rt.Run(session.Input{Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range f.types() {
+		if typ == agent.CompactionStart || typ == agent.CompactionEnd {
+			t.Fatalf("an automatic compaction with nothing to do was reported: %v", f.types())
+		}
+	}
+	if _, err := f.rt.Compact(""); !errors.Is(err, ErrNothingToCompact) {
+		t.Fatal(err)
+	}
+	if ends := f.compactions(); len(ends) != 1 || ends[0].ErrorMessage != "Compaction failed: Nothing to compact (session too small)" {
+		t.Fatalf("/compact with nothing to do: %+v", ends)
 	}
 }
