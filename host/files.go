@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -131,16 +130,25 @@ func ReadRegularFile(path string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("%d bytes, over the limit of %d", st.Size(), max)
 	}
-	// Read into a buffer of the file's size (one byte more, to see growth)
-	// rather than letting io.ReadAll double its way there: modules are
-	// megabytes, and the doubling left as much again as garbage in every
-	// process that loads one.
-	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+1))
-	_, err = buf.ReadFrom(io.LimitReader(f, max+1))
-	if err != nil {
+	// Read into a buffer of the file's size rather than letting io.ReadAll
+	// (or bytes.Buffer) double its way there: modules are megabytes, and
+	// the doubling left twice as much again as garbage in every process
+	// that loads one. A file that grew since the stat is read to the end
+	// (up to max) all the same.
+	b := make([]byte, st.Size(), st.Size()+1)
+	n, err := io.ReadFull(f, b)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		b = b[:n] // it shrank
+	case err != nil:
 		return nil, err
+	default:
+		rest, err := io.ReadAll(io.LimitReader(f, max+1-int64(n)))
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, rest...)
 	}
-	b := buf.Bytes()
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("over the limit of %d bytes", max)
 	}
