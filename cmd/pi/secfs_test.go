@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -110,10 +109,6 @@ func (e *secEnv) run(t *testing.T, replies []scripted.Reply, args ...string) map
 		t.Fatal("pi -p did not finish: a tool call hangs")
 	}
 	out := map[string]prompt.Message{}
-	files, _ := filepath.Glob(filepath.Join(e.c.agentDir, "sessions", "*", "*.jsonl"))
-	for _, f := range files {
-		_ = f
-	}
 	for _, m := range sessionMessages(t, e.c.agentDir) {
 		if m.Role == prompt.RoleToolResult {
 			out[m.ToolCallID] = m
@@ -453,5 +448,4 @@ func TestSecSandboxCheckShowsPaths(t *testing.T) {
 	if !strings.Contains(plain, "read-only") || !strings.Contains(plain, "unreadable") || !strings.Contains(plain, e.home+"/.ssh") {
 		t.Errorf("plain check:\n%s", plain)
 	}
-	_ = context.Background
 }
