@@ -192,14 +192,24 @@ func Load(cfg Config) (*Loaded, error) {
 		SettingsPaths: merged.Skills, Paths: cfg.SkillPaths,
 	})
 	collect(d)
-	l.Skills = skills
+	l.Skills = skills[:0]
+	for _, s := range skills {
+		if enabled(s.FilePath, merged.SkillFilters) {
+			l.Skills = append(l.Skills, s)
+		}
+	}
 	templates, d := findTemplates(templateSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoPromptTemplates,
 		SettingsPaths: merged.Prompts, Paths: cfg.TemplatePaths,
 	})
 	collect(d)
-	l.Templates = templates
+	l.Templates = templates[:0]
+	for _, t := range templates {
+		if enabled(t.FilePath, merged.PromptFilters) {
+			l.Templates = append(l.Templates, t)
+		}
+	}
 
 	// Extensions.
 	exts, d := findExtensionDirs(extensionSearch{

@@ -49,6 +49,10 @@ type Settings struct {
 	// SuppressContexts empties the runtime-context snapshot (either layer
 	// may set it; neither can unset the other's).
 	SuppressContexts bool `json:"suppressContexts,omitempty"`
+	// SkillFilters and PromptFilters are the "!glob", "+path" and "-path"
+	// entries of skills and prompts, one per settings file (see [Filter]).
+	SkillFilters  []Filter `json:"-"`
+	PromptFilters []Filter `json:"-"`
 	// MaxPromptFileBytes caps each context file and settings section file
 	// (0: [defaultMaxPromptFileBytes]). A later layer's value wins.
 	MaxPromptFileBytes int64 `json:"maxPromptFileBytes,omitempty"`
@@ -127,6 +131,12 @@ func parseSettingsData(s Settings, data []byte, abs, home string, ds diagnostics
 
 	s.Skills = settingsPaths(top, "skills", dir, home, abs, lineOf, &ds)
 	s.Prompts = settingsPaths(top, "prompts", dir, home, abs, lineOf, &ds)
+	if f := settingsFilter(top, "skills", dir); f != nil {
+		s.SkillFilters = []Filter{*f}
+	}
+	if f := settingsFilter(top, "prompts", dir); f != nil {
+		s.PromptFilters = []Filter{*f}
+	}
 	s.Extensions = settingsPaths(top, "extensions", dir, home, abs, lineOf, &ds)
 
 	if raw, ok := top["defaultProjectTrust"]; ok {
@@ -257,6 +267,24 @@ func parseSection(name string, raw json.RawMessage, file, dir, home string, maxB
 	return sec, true
 }
 
+// settingsFilter collects the filter entries of a resource list.
+func settingsFilter(top map[string]json.RawMessage, key, dir string) *Filter {
+	var list []string
+	if raw, ok := top[key]; !ok || json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	f := Filter{BaseDir: dir}
+	for _, p := range list {
+		if isOverride(p) && len(p) > 1 {
+			f.Patterns = append(f.Patterns, p)
+		}
+	}
+	if len(f.Patterns) == 0 {
+		return nil
+	}
+	return &f
+}
+
 func settingsPaths(top map[string]json.RawMessage, key, dir, home, file string, lineOf func(string) int, ds *diagnostics) []string {
 	raw, ok := top[key]
 	if !ok || isJSONNull(raw) {
@@ -269,7 +297,7 @@ func settingsPaths(top map[string]json.RawMessage, key, dir, home, file string, 
 	}
 	out := make([]string, 0, len(list))
 	for _, p := range list {
-		if strings.TrimSpace(p) == "" {
+		if strings.TrimSpace(p) == "" || isOverride(p) {
 			continue
 		}
 		out = append(out, resolvePath(p, dir, home))
@@ -289,6 +317,8 @@ func mergeSettings(base, over Settings) Settings {
 		Skills:              appendUnique(nil, base.Skills, over.Skills),
 		Prompts:             appendUnique(nil, base.Prompts, over.Prompts),
 		Extensions:          appendUnique(nil, base.Extensions, over.Extensions),
+		SkillFilters:        append(append([]Filter(nil), base.SkillFilters...), over.SkillFilters...),
+		PromptFilters:       append(append([]Filter(nil), base.PromptFilters...), over.PromptFilters...),
 		DefaultProjectTrust: base.DefaultProjectTrust,
 		SuppressContexts:    base.SuppressContexts || over.SuppressContexts,
 		MaxPromptFileBytes:  base.MaxPromptFileBytes,
