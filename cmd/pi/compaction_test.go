@@ -77,6 +77,12 @@ func TestOverflowRecoveryExitsZero(t *testing.T) {
 			t.Errorf("session show lacks %s:\n%s", want, show)
 		}
 	}
+	// The retried request, rebuilt from the file, is the one sent: the
+	// summary in place of the older messages.
+	retried, _, code := c.run("session", "show", "--request", "3", file)
+	if code != 0 || !strings.Contains(retried, "compacted into the following summary") || strings.Contains(retried, "First answer.") {
+		t.Errorf("session show --request 3:\n%s", retried)
+	}
 }
 
 // TestRPCCompact: set_auto_compaction turns automatic compaction off (and
