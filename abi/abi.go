@@ -36,7 +36,7 @@ const (
 )
 
 // Hooks lists every hook name in dispatch order of the pipeline.
-var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact, HookContext}
+var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact, HookContext, HookBeforeProviderRequest}
 
 // ExportFor returns the export name that implements hook, or "" for an
 // unknown hook.
@@ -62,6 +62,8 @@ func ExportFor(hook string) string {
 		return ExportSessionBeforeCompact
 	case HookContext:
 		return ExportContext
+	case HookBeforeProviderRequest:
+		return ExportBeforeProviderRequest
 	}
 	return ""
 }

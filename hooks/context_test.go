@@ -75,3 +75,42 @@ func TestContextHooksChain(t *testing.T) {
 		t.Error("HasContextHooks")
 	}
 }
+
+type requestExt struct {
+	compactExt
+	patch func(abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error)
+}
+
+func (e requestExt) Handles(h string) bool { return h == abi.HookBeforeProviderRequest }
+func (e requestExt) BeforeProviderRequest(_ context.Context, ev abi.BeforeProviderRequestEvent, _ Fetcher) (abi.BeforeProviderRequestResult, error) {
+	return e.patch(ev)
+}
+
+// TestProviderRequestHooksChain: bodies pass from hook to hook; a body that
+// is not an object, or a failing hook, is skipped (abort stops).
+func TestProviderRequestHooksChain(t *testing.T) {
+	ext := func(name, policy string, f func(abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error)) requestExt {
+		return requestExt{compactExt: compactExt{name: name, policy: policy}, patch: f}
+	}
+	set := ext("set", PolicySkip, func(ev abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error) {
+		return abi.BeforeProviderRequestResult{Body: json.RawMessage(`{"a":1}`)}, nil
+	})
+	notObject := ext("list", PolicySkip, func(abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error) {
+		return abi.BeforeProviderRequestResult{Body: json.RawMessage(`[1]`)}, nil
+	})
+	var seen string
+	look := ext("look", PolicySkip, func(ev abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error) {
+		seen = string(ev.Body)
+		return abi.BeforeProviderRequestResult{}, nil
+	})
+	d := New([]Handler{set, notObject, look})
+	out, changed, err := d.BeforeProviderRequest(context.Background(), abi.BeforeProviderRequestEvent{Body: json.RawMessage(`{"model":"m"}`)})
+	if err != nil || !changed || string(out.Body) != `{"a":1}` || seen != `{"a":1}` || len(d.Diagnostics()) != 1 {
+		t.Fatalf("out %s changed %v err %v seen %s diags %v", out.Body, changed, err, seen, d.Diagnostics())
+	}
+	notObject.policy = PolicyAbort
+	var abort *AbortError
+	if _, _, err := New([]Handler{notObject}).BeforeProviderRequest(context.Background(), abi.BeforeProviderRequestEvent{}); !errors.As(err, &abort) {
+		t.Fatalf("abort: %v", err)
+	}
+}

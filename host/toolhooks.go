@@ -157,3 +157,26 @@ func (f fileServer) Context(ctx context.Context, ev abi.ContextEvent, fetch hook
 	}
 	return ch.Context(ctx, ev, f.serve(fetch))
 }
+
+// BeforeProviderRequest calls the before_provider_request hook.
+func (e *Extension) BeforeProviderRequest(ctx context.Context, ev abi.BeforeProviderRequestEvent, fetch hooks.Fetcher) (abi.BeforeProviderRequestResult, error) {
+	var res abi.BeforeProviderRequestResult
+	raw, err := plainJSON(ev)
+	if err != nil {
+		return res, e.callErr(abi.HookBeforeProviderRequest, CauseUnavailable, err)
+	}
+	err = e.hook(ctx, abi.HookBeforeProviderRequest, raw, fetch, &res)
+	return res, err
+}
+
+func (h handler) BeforeProviderRequest(ctx context.Context, ev abi.BeforeProviderRequestEvent, fetch hooks.Fetcher) (abi.BeforeProviderRequestResult, error) {
+	return h.e.BeforeProviderRequest(ctx, ev, hooks.Fetcher(fetch))
+}
+
+func (f fileServer) BeforeProviderRequest(ctx context.Context, ev abi.BeforeProviderRequestEvent, fetch hooks.Fetcher) (abi.BeforeProviderRequestResult, error) {
+	ph, ok := f.Handler.(hooks.ProviderRequestHandler)
+	if !ok {
+		return abi.BeforeProviderRequestResult{}, f.e.callErr(abi.HookBeforeProviderRequest, CauseUnavailable, nil)
+	}
+	return ph.BeforeProviderRequest(ctx, ev, f.serve(fetch))
+}

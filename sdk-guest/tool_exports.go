@@ -35,3 +35,6 @@ func exportSessionBeforeCompact() int32 { return run(handleSessionBeforeCompact)
 
 //go:wasmexport pi_context
 func exportContext() int32 { return run(handleContext) }
+
+//go:wasmexport pi_before_provider_request
+func exportBeforeProviderRequest() int32 { return run(handleBeforeProviderRequest) }

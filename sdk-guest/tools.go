@@ -182,3 +182,28 @@ func handleContext(ev *abi.ContextEvent) (abi.JSONAppender, error) {
 	}
 	return onContext(ev)
 }
+
+var beforeProviderRequest func(*abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error)
+
+// OnBeforeProviderRequest registers the before_provider_request handler,
+// called with the body of each request before it is sent. Return
+// KeepBody() to send it as it is, or SendBody(body) to send another (a
+// JSON object). The API key is not in the body.
+func OnBeforeProviderRequest(h func(ev *abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error)) {
+	beforeProviderRequest = h
+}
+
+// KeepBody sends the body pi built.
+func KeepBody() abi.BeforeProviderRequestResult { return abi.BeforeProviderRequestResult{} }
+
+// SendBody sends body instead.
+func SendBody(body json.RawMessage) abi.BeforeProviderRequestResult {
+	return abi.BeforeProviderRequestResult{Body: body}
+}
+
+func handleBeforeProviderRequest(ev *abi.BeforeProviderRequestEvent) (abi.JSONAppender, error) {
+	if beforeProviderRequest == nil {
+		return nil, missing(abi.HookBeforeProviderRequest)
+	}
+	return beforeProviderRequest(ev)
+}

@@ -58,3 +58,30 @@ func TestContextHookTrimsRequestsNotTheSession(t *testing.T) {
 		t.Error("the trimmed text reached the session file")
 	}
 }
+
+// TestBeforeProviderRequestPatchesTheBody: the request-fields example sets
+// its configured field in the body sent; the user's extensionConfig
+// replaces the manifest's; other API shapes are left alone.
+func TestBeforeProviderRequestPatchesTheBody(t *testing.T) {
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "one"}, {Text: "two"}})
+	ext := examplePlugin(t, "request-fields")
+	if out, errs, code := c.run("-p", "--no-extensions", "-e", ext, "--no-session", "hello"); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"extensionConfig":{"request-fields":{"apis":["openai-completions"],"set":{"temperature":0.25,"stream_options":null}}}}`})
+	if out, errs, code := c.run("-p", "--no-extensions", "-e", ext, "--no-session", "again"); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	first, second := string(reqs[0]), string(reqs[1])
+	if !strings.Contains(first, `"service_tier":"flex"`) || !strings.Contains(first, `"messages"`) {
+		t.Errorf("the manifest's field is not in the body: %.300s", first)
+	}
+	if strings.Contains(second, "service_tier") || !strings.Contains(second, `"temperature":0.25`) || strings.Contains(second, "stream_options") {
+		t.Errorf("extensionConfig did not replace the manifest's config: %.300s", second)
+	}
+}

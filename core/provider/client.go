@@ -211,6 +211,11 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 	if err != nil {
 		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
 	}
+	if req.Patch != nil {
+		if body, err = patchBody(ctx, body, req.Patch); err != nil {
+			return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
+		}
+	}
 	target, err := route.Endpoint()
 	if err != nil {
 		return Response{StopReason: StopReasonError, ErrorMessage: err.Error()}, err
@@ -416,4 +421,18 @@ func excerpt(b []byte, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// patchBody serialises body for patch and takes back what it returns (a
+// body built whole, sent as it is).
+func patchBody(ctx context.Context, body *object, patch func(context.Context, []byte) ([]byte, error)) (*object, error) {
+	b, err := io.ReadAll(body.reader())
+	if err != nil {
+		return nil, err
+	}
+	out, err := patch(ctx, b)
+	if err != nil || out == nil {
+		return body, err
+	}
+	return &object{raw: out}, nil
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 )
@@ -104,6 +105,10 @@ type Request struct {
 	Tools          []ToolSpec
 	CacheRetention string
 	SessionID      string
+	// Patch, when set, sees the serialised body before it is sent and
+	// returns the body to send (nil: unchanged); an error stops the
+	// request. Extensions' before_provider_request hook is one.
+	Patch func(ctx context.Context, body []byte) ([]byte, error) `json:"-"`
 }
 
 // Cache retention choices for Request.CacheRetention.

@@ -104,3 +104,16 @@ func dispatcherContext(d *hooks.Dispatcher) func(context.Context, []prompt.Messa
 		return msgs, nil
 	}
 }
+
+// providerPatch runs the extensions' before_provider_request hooks on a
+// request body (the API key travels in a header, never in it).
+func providerPatch(d *hooks.Dispatcher, route provider.Route) func(context.Context, []byte) ([]byte, error) {
+	return func(ctx context.Context, body []byte) ([]byte, error) {
+		ev := abi.BeforeProviderRequestEvent{Provider: route.Provider, API: route.API, Model: route.ModelID, Body: body}
+		out, changed, err := d.BeforeProviderRequest(ctx, ev)
+		if err != nil || !changed {
+			return nil, err
+		}
+		return out.Body, nil
+	}
+}

@@ -307,6 +307,9 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 		}
 		preq.Messages = msgs
 	}
+	if r.Dispatcher.HasProviderRequestHooks() {
+		preq.Patch = providerPatch(r.Dispatcher, r.Route)
+	}
 	if m.t.Body == nil {
 		m.t.Request = preq
 		m.t.Body, _ = provider.DryRun(r.Route, preq)
