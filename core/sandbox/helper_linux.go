@@ -54,7 +54,7 @@ func helper(args []string) error {
 		if _, err := os.Stat(d.Path); err == nil {
 			continue
 		}
-		if _, err := exec.LookPath(d.Tool); err == nil {
+		if _, err := exec.LookPath(d.Tool); err == nil || d.Tool == alwaysCreate {
 			_ = os.MkdirAll(d.Path, 0o755)
 		}
 	}

@@ -187,14 +187,21 @@ func TestHostileCommands(t *testing.T) {
 			t.Error("writes inside the tree did not happen")
 		}
 	})
-	t.Run("caches of installed tools only", func(t *testing.T) {
-		// By now the helper has run: the Go caches under the scratch home
-		// exist when go is installed, caches of missing tools do not.
-		for tool, dir := range map[string]string{"go": filepath.Join(w.home, ".cache", "go-build"), "cargo": filepath.Join(w.home, ".cargo", "registry"), "npm": filepath.Join(w.home, ".npm")} {
-			_, err := exec.LookPath(tool)
-			if exists(dir) != (err == nil) {
-				t.Errorf("%s installed: %v, %s created: %v", tool, err == nil, dir, exists(dir))
+	t.Run("shared caches read-only, per-project caches writable", func(t *testing.T) {
+		// A poisoned entry in a shared build cache would be used by the
+		// user's next unconfined build.
+		for _, dir := range []string{filepath.Join(w.home, ".cache", "go-build"), filepath.Join(w.home, ".npm"), filepath.Join(w.home, ".cargo", "registry")} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
 			}
+			run(t, p, w.tree, "touch "+filepath.Join(dir, "poisoned"))
+			if exists(filepath.Join(dir, "poisoned")) {
+				t.Errorf("a confined command wrote the shared cache %s", dir)
+			}
+		}
+		out, code := run(t, p, w.tree, `mkdir -p "$GOCACHE" "$npm_config_cache" && touch "$GOCACHE/entry" "$npm_config_cache/entry" && echo "$GOCACHE"`)
+		if code != 0 || !strings.Contains(out, filepath.Join(w.home, ".cache", "pi", "sandbox")) {
+			t.Errorf("per-project caches: exit %d output %q", code, out)
 		}
 	})
 	t.Run("control: mode off writes outside", func(t *testing.T) {
@@ -361,5 +368,47 @@ func TestFileTools(t *testing.T) {
 	off, _ := sandbox.Build(sandbox.Inputs{Cwd: w.tree, Home: w.home, Tmp: w.tmp, Flags: sandbox.Flags{Mode: "off"}})
 	if res := runTool(t, off, w.tree, "write", map[string]any{"path": "../sibling/control", "content": "x"}); res.IsError || !exists(filepath.Join(w.sibling, "control")) {
 		t.Errorf("control: mode off should write outside: %+v", res)
+	}
+}
+
+// TestMetadataOutsideTheRoots: Landlock has no right for chmod, chown,
+// utimes or xattrs; the read-only mounts outside the writable roots refuse
+// them (issue 19: a private key made 0644). Inside the tree they work.
+func TestMetadataOutsideTheRoots(t *testing.T) {
+	w := newWorld(t)
+	if !requireEnforced(t, w) {
+		return
+	}
+	p := w.policy(t, sandbox.Flags{})
+	if !p.Enforcement().MountNS {
+		t.Skip("no mount namespace here: metadata changes outside the roots are not refused (docs/sandbox.md)")
+	}
+	key := filepath.Join(w.sibling, "id_x")
+	if err := os.WriteFile(key, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(key, old, old); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{
+		"chmod 644 " + key,
+		"chmod 644 ../sibling/id_x",
+		"touch -d 2020-01-01 " + key,
+		"chown $(id -u):$(id -g) " + key,
+		"exec 3<" + key + "; chmod 644 /dev/fd/3",
+	} {
+		run(t, p, w.tree, script)
+	}
+	fi, err := os.Stat(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 || !fi.ModTime().Equal(old) {
+		t.Errorf("outside file changed: mode %v, mtime %v", fi.Mode().Perm(), fi.ModTime())
+	}
+	out, code := run(t, p, w.tree, "echo '#!/bin/sh' > s.sh && chmod +x s.sh && touch -d 2020-01-01 s.sh && ./s.sh && echo inside-ok")
+	if code != 0 || !strings.Contains(out, "inside-ok") {
+		t.Errorf("metadata changes inside the tree: exit %d %q", code, out)
 	}
 }

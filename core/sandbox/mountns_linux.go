@@ -69,6 +69,9 @@ func applyMounts(s spec) error {
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
+	if err := readOnlyOutside(s.Write); err != nil {
+		return err
+	}
 	for _, p := range s.ReadOnly {
 		if err := bindReadOnly(p, p); err != nil {
 			return err

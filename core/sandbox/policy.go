@@ -98,6 +98,9 @@ type Policy struct {
 	DenyRead []Root
 
 	enforcement Enforcement
+	// cacheEnv points commands' build tools at the per-project caches
+	// (caches.go); workspace mode only.
+	cacheEnv []string
 	cwd         string // resolved working tree, for Explain's relative paths
 	// missing are the protected paths that did not exist at Build, for
 	// sweepCreated (commands in workspace mode only).
@@ -173,6 +176,11 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		p.cwd = resolve(in.Cwd)
 	}
 	if p.Mode == ModeWorkspace {
+		getenv := in.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		p.cacheEnv = projectCaches(in, getenv).env
 		p.Roots = defaultRoots(in, s)
 		for _, r := range p.Roots {
 			p.prefixes = append(p.prefixes, withSep(r.Path))
@@ -197,6 +205,9 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	return p, nil
 }
 
+// alwaysCreate marks a root the helper creates whatever is installed.
+const alwaysCreate = "-"
+
 // defaultRoots lists the writable roots of workspace mode, resolved.
 // Roots that do not exist yet are kept under their cleaned path: the
 // helper creates the build-cache directories before it confines itself.
@@ -218,29 +229,8 @@ func defaultRoots(in Inputs, s Settings) []Root {
 	if runtime.GOOS == "linux" {
 		add("/dev/shm", "shared memory")
 	}
-	home := in.Home
-	cacheHome := getenv("XDG_CACHE_HOME")
-	if cacheHome == "" && home != "" {
-		cacheHome = filepath.Join(home, ".cache")
-	}
-	if v := getenv("GOCACHE"); v != "" && v != "off" {
-		addFor("go", v, "Go build cache")
-	} else if cacheHome != "" {
-		addFor("go", filepath.Join(cacheHome, "go-build"), "Go build cache")
-	}
-	switch {
-	case getenv("GOMODCACHE") != "":
-		addFor("go", getenv("GOMODCACHE"), "Go module cache")
-	case getenv("GOPATH") != "":
-		addFor("go", filepath.Join(filepath.SplitList(getenv("GOPATH"))[0], "pkg", "mod"), "Go module cache")
-	case home != "":
-		addFor("go", filepath.Join(home, "go", "pkg", "mod"), "Go module cache")
-	}
-	if home != "" {
-		addFor("npm", filepath.Join(home, ".npm"), "npm cache")
-		addFor("pip3", filepath.Join(cacheHome, "pip"), "pip cache")
-		addFor("cargo", filepath.Join(home, ".cargo", "registry"), "cargo cache")
-		addFor("cargo", filepath.Join(home, ".cargo", "git"), "cargo cache")
+	if c := projectCaches(in, getenv); c.root != "" {
+		addFor(alwaysCreate, c.root, "per-project build caches")
 	}
 	for _, r := range s.WritableRoots {
 		add(r.Path, r.Reason)

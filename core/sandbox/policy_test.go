@@ -125,12 +125,7 @@ func TestRoots(t *testing.T) {
 	want := map[string]string{
 		filepath.Join(real, "proj"):               "working tree", // symlink resolved, root inside it dropped
 		filepath.Join(base, "tmp"):                "temp dir",
-		filepath.Join(home, ".cache", "go-build"): "Go build cache",
-		filepath.Join(base, "gomod"):              "Go module cache",
-		filepath.Join(home, ".npm"):               "npm cache",
-		filepath.Join(home, ".cache", "pip"):      "pip cache",
-		filepath.Join(home, ".cargo", "registry"): "cargo cache",
-		filepath.Join(home, ".cargo", "git"):      "cargo cache",
+		projectCaches(Inputs{Cwd: filepath.Join(real, "proj"), Home: home}, func(string) string { return "" }).root: "per-project build caches",
 		filepath.Join(base, "extra"):              "settings: x",
 		"/dev/shm":                                "shared memory",
 	}
@@ -289,5 +284,37 @@ func TestUnconfined(t *testing.T) {
 	u := p.Unconfined()
 	if u.Confined() || !u.Writable("/etc/x") || !u.Network || p.Writable("/etc/x") || p.Network {
 		t.Errorf("unconfined %+v from %+v", u, p)
+	}
+}
+
+// TestProjectCaches: the shared build caches are not writable roots; each
+// project's commands get caches of their own, different per project, with
+// Go reading the shared module cache as a proxy first.
+func TestProjectCaches(t *testing.T) {
+	env := map[string]string{"GOPATH": "/gp", "GOPROXY": "https://example.test"}
+	getenv := func(k string) string { return env[k] }
+	a, _ := build(Inputs{Cwd: "/w/a", Home: "/h", Tmp: "/t", Getenv: getenv}, full)
+	b, _ := build(Inputs{Cwd: "/w/b", Home: "/h", Tmp: "/t", Getenv: getenv}, full)
+	for _, shared := range []string{"/h/.cache/go-build", "/gp/pkg/mod/x", "/h/.npm", "/h/.cache/pip", "/h/.cargo/registry"} {
+		if a.Writable(shared) {
+			t.Errorf("%s is writable", shared)
+		}
+	}
+	ca, cb := projectCaches(Inputs{Cwd: "/w/a", Home: "/h"}, getenv), projectCaches(Inputs{Cwd: "/w/b", Home: "/h"}, getenv)
+	if ca.root == cb.root || !strings.HasPrefix(ca.root, "/h/.cache/pi/sandbox/a-") {
+		t.Fatalf("roots %q %q", ca.root, cb.root)
+	}
+	if !a.Writable(filepath.Join(ca.root, "go-build", "x")) || a.Writable(filepath.Join(cb.root, "go-build", "x")) || !b.Writable(cb.root) {
+		t.Error("a project may write its own caches only")
+	}
+	joined := strings.Join(a.cacheEnv, "\n")
+	for _, want := range []string{"GOCACHE=" + ca.root + "/go-build", "GOMODCACHE=" + ca.root + "/go-mod", "npm_config_cache=" + ca.root + "/npm", "PIP_CACHE_DIR=" + ca.root + "/pip", "GOPROXY=file:///gp/pkg/mod/cache/download,https://example.test"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("cache env lacks %s:\n%s", want, joined)
+		}
+	}
+	ro, _ := build(Inputs{Cwd: "/w/a", Home: "/h", Tmp: "/t", Getenv: getenv, Flags: Flags{Mode: "read-only"}}, full)
+	if len(ro.cacheEnv) != 0 {
+		t.Errorf("read-only mode: %v", ro.cacheEnv)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -97,6 +98,12 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 		var err error
 		if cmd, err = helperCommand(s.Exe, s.Policy.spec(), bash, "-c", script); err != nil {
 			return nil, err
+		}
+		if len(s.Policy.cacheEnv) > 0 {
+			if env == nil {
+				env = os.Environ()
+			}
+			env = append(env[:len(env):len(env)], s.Policy.cacheEnv...)
 		}
 	}
 	cmd.Dir = dir
