@@ -101,7 +101,7 @@ type Policy struct {
 	// cacheEnv points commands' build tools at the per-project caches
 	// (caches.go); workspace mode only.
 	cacheEnv []string
-	cwd         string // resolved working tree, for Explain's relative paths
+	cwd      string // resolved working tree, for Explain's relative paths
 	// missing are the protected paths that did not exist at Build, for
 	// sweepCreated (commands in workspace mode only).
 	missing []string

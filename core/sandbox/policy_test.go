@@ -123,11 +123,11 @@ func TestRoots(t *testing.T) {
 		got[r.Path] = r.Reason
 	}
 	want := map[string]string{
-		filepath.Join(real, "proj"):               "working tree", // symlink resolved, root inside it dropped
-		filepath.Join(base, "tmp"):                "temp dir",
+		filepath.Join(real, "proj"): "working tree", // symlink resolved, root inside it dropped
+		filepath.Join(base, "tmp"):  "temp dir",
 		projectCaches(Inputs{Cwd: filepath.Join(real, "proj"), Home: home}, func(string) string { return "" }).root: "per-project build caches",
-		filepath.Join(base, "extra"):              "settings: x",
-		"/dev/shm":                                "shared memory",
+		filepath.Join(base, "extra"): "settings: x",
+		"/dev/shm":                   "shared memory",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("roots:\n got %v\nwant %v", got, want)
