@@ -289,7 +289,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.navCancel()
 			return nil
 		}
-		if m.working {
+		if m.working || m.compacting {
+			// A compaction's summary request is stopped the same way.
 			m.notice = "aborting…"
 			rt := m.rt
 			return func() tea.Msg {

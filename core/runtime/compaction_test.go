@@ -271,3 +271,43 @@ func TestNothingToCompactIsQuiet(t *testing.T) {
 		t.Fatalf("/compact with nothing to do: %+v", ends)
 	}
 }
+
+// TestAbortACompaction: abort stops a manual compaction's summary request;
+// compaction_end says aborted and nothing is stored.
+func TestAbortACompaction(t *testing.T) {
+	f, g := newGrowing(t)
+	for i := 0; i < 3; i++ {
+		if _, err := f.rt.Run(session.Input{Text: fmt.Sprintf("prompt %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := make(chan struct{})
+	f.rt.runner.Model = func(ctx context.Context, req provider.Request, on func(provider.StreamEvent)) (provider.Response, error) {
+		if len(req.Tools) > 0 {
+			return g.model(ctx, req, on)
+		}
+		close(asked)
+		<-ctx.Done()
+		return provider.Response{}, ctx.Err()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.rt.Compact("")
+		done <- err
+	}()
+	<-asked
+	f.rt.Abort()
+	if err := <-done; err == nil {
+		t.Fatal("an aborted compaction succeeded")
+	}
+	ends := f.compactions()
+	if len(ends) != 1 || !ends[0].Aborted {
+		t.Fatalf("compaction_end %+v", ends)
+	}
+	if n := entriesOf(f.rt.Transcript(), session.TypeCompaction); n != 0 {
+		t.Fatalf("%d compaction entries after an abort", n)
+	}
+	if _, err := f.rt.Run(session.Input{Text: "after"}); err != nil {
+		t.Fatalf("the session is not usable after an aborted compaction: %v", err)
+	}
+}
