@@ -204,21 +204,22 @@ func (p *picker) apply(id string) {
 		}
 	}
 	p.sel = max(0, len(p.visible)-1)
-	for want := id; want != ""; {
-		for vi, i := range p.visible {
-			if p.rows[i].node.Entry.ID == want {
-				p.sel = vi
-				return
-			}
+	// One pass each way: a long session is thousands of entries.
+	pos := make(map[string]int, len(p.visible))
+	for vi, i := range p.visible {
+		pos[p.rows[i].node.Entry.ID] = vi
+	}
+	parent := make(map[string]string, len(p.rows))
+	for _, r := range p.rows {
+		parent[r.node.Entry.ID] = r.node.Entry.ParentID
+	}
+	seen := map[string]bool{}
+	for want := id; want != "" && !seen[want]; want = parent[want] {
+		seen[want] = true
+		if vi, ok := pos[want]; ok {
+			p.sel = vi
+			return
 		}
-		parent := ""
-		for _, r := range p.rows {
-			if r.node.Entry.ID == want {
-				parent = r.node.Entry.ParentID
-				break
-			}
-		}
-		want = parent
 	}
 }
 
