@@ -141,7 +141,13 @@ func (a *app) startMCP(w *prepared, r *runFlags, c *common, policy *sandbox.Poli
 	}
 	*closers = append(*closers, closeMCP)
 	m.Start()
-	runner.Refresh = a.mcpRefresh(m, reg, c, w.loaded.Values, warn)
+	// In the terminal UI, stderr is the screen: a server's failure is
+	// shown by /mcp there instead.
+	later := warn
+	if a.wantsUI(r) {
+		later = func(string) {}
+	}
+	runner.Refresh = a.mcpRefresh(m, reg, c, w.loaded.Values, later)
 	return m
 }
 
