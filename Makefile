@@ -6,7 +6,7 @@ PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: all build plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
+.PHONY: peer all build plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
 
 all: build plugins
 
@@ -29,8 +29,13 @@ plugins:
 	@for d in $(ASPLUGINS); do echo "wasm  $$d/$$(basename $$d).wasm (AssemblyScript)"; done
 	@scripts/build-as.sh $(ASPLUGINS)
 
-test: build plugins mcp-servers
+test: build plugins mcp-servers peer
 	$(GO) test -timeout 30m ./...
+
+# The established harness (npm), which the interop tests run side by side
+# with pi, into .cache/bench; without npm or the registry those tests skip.
+peer:
+	@bench/peer/install.sh >/dev/null || echo "peer: not installed; the interop tests will skip"
 
 # The MCP project's reference servers (npm), which the MCP tests run, into
 # .cache/mcp-servers; without npm the tests that need them skip.

