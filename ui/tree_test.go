@@ -176,3 +176,17 @@ func TestForkCloneAndName(t *testing.T) {
 	}
 	_ = runtime.ErrBusy
 }
+
+// BenchmarkTreeOpen opens /tree on a 2,000-message session and types one
+// search letter: what a person waits for.
+func BenchmarkTreeOpen(b *testing.B) {
+	dir := b.TempDir()
+	rt := newTestRuntime(b, dir, 500)
+	m := New(Host{Runtime: rt, Cwd: dir, FullScreen: true})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.openTree("")
+		m.pickerKey("q")
+		m.picker = nil
+	}
+}
