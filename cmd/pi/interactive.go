@@ -58,10 +58,10 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
 		MCP:    a.mcpHost(ctx, ls),
 		Sessions: func() ([]ui.SessionInfo, error) {
-			return listSessions(a.sessionsDir(ls.world.loaded), 20)
+			return listSessions(a.sessionsDir(ls.world.loaded, r.sessionDir), 20)
 		},
 		NewSession: func() error {
-			tr, err := a.freshTranscript(a.sessionsDir(ls.world.loaded), ls.world.loaded.Cwd, r.noSession)
+			tr, err := a.freshTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, r.noSession)
 			if err != nil {
 				return err
 			}
@@ -169,7 +169,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return "", fmt.Errorf("%s cannot be changed from /settings", name)
 		},
 		ImportSession: func(path string) (string, error) {
-			stored, tr, err := importSession(a.sessionsDir(ls.world.loaded), ls.world.loaded.Cwd, path)
+			stored, tr, err := importSession(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, path)
 			if err != nil {
 				return "", err
 			}

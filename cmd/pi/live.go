@@ -67,7 +67,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		// no file behind.
 		return nil, err
 	}
-	tr, err := a.openSession(a.sessionsDir(w.loaded), w.loaded.Cwd, r)
+	tr, err := a.openSession(a.sessionsDir(w.loaded, r.sessionDir), w.loaded.Cwd, r)
 	if err != nil {
 		return nil, err
 	}

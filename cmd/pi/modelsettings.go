@@ -61,13 +61,14 @@ func (a *app) shellSettings(v *settings.Settings) (builtin.Shell, string) {
 	return builtin.BashShell{Path: path}, v.String("shellCommandPrefix")
 }
 
-// sessionsDir is where this run's sessions are kept: the directory
+// sessionsDir is where this run's sessions are kept: --session-dir (flag,
+// relative to the shell's directory), else the directory
 // PI_CODING_AGENT_SESSION_DIR names (a leading "~" expanded), else the
 // settings' sessionDir (relative to the working directory), else the agent
 // dir's sessions/<cwd>/ folder. A custom directory holds the sessions of
 // every working directory side by side, as the established harness keeps
 // them; each file's header says which directory it belongs to.
-func (a *app) sessionsDir(l *resources.Loaded) string {
+func (a *app) sessionsDir(l *resources.Loaded, flag string) string {
 	expand := func(p string) string {
 		if p == "~" || strings.HasPrefix(p, "~/") {
 			return filepath.Join(a.home, p[1:])
@@ -76,6 +77,12 @@ func (a *app) sessionsDir(l *resources.Loaded) string {
 			return filepath.Join(l.Cwd, p)
 		}
 		return filepath.Clean(p)
+	}
+	if flag != "" {
+		if !filepath.IsAbs(flag) && !strings.HasPrefix(flag, "~") {
+			flag = filepath.Join(a.wd, flag)
+		}
+		return expand(flag)
 	}
 	if d := a.getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
 		return expand(d)

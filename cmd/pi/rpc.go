@@ -41,7 +41,7 @@ func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 		Cwd:          cwd,
 		ScopedModels: func() ([]string, error) { return a.modelScope(ls, r) },
 		NewSession: func(parent string) error {
-			return switchTo(a.childTranscript(a.sessionsDir(ls.world.loaded), cwd, r.noSession, parent))
+			return switchTo(a.childTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), cwd, r.noSession, parent))
 		},
 		Summarizer: branchSummarizer(ls),
 		MCP:        a.mcpRPC(ls.rt.Context(), ls),

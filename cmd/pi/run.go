@@ -45,6 +45,7 @@ type runFlags struct {
 	transcript  bool
 	sandbox     sandboxFlags
 	fullscreen  bool
+	sessionDir  string
 	models      string
 	noMCP       bool
 	sess        sessionFlags
@@ -66,6 +67,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&r.cont, "continue", "c", false, "continue the latest session of this directory")
 	fs.BoolVarP(&r.resume, "resume", "r", false, "pick a session to resume (needs the interactive session)")
 	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
+	fs.StringVar(&r.sessionDir, "session-dir", "", "keep and look for sessions in DIR (over PI_CODING_AGENT_SESSION_DIR and settings sessionDir)")
 	r.sess.register(fs)
 	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
 	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap each reply in tokens (default: the model's setting)")

@@ -34,6 +34,7 @@ func (a *app) cmdSessionList(args []string) error {
 	all := fs.Bool("all", false, "list the sessions of every directory")
 	cwdFlag := fs.String("cwd", "", "directory whose sessions to list (default: the current directory)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	dirFlag := fs.String("session-dir", "", "the sessions directory (default: PI_CODING_AGENT_SESSION_DIR, settings sessionDir, or the agent dir's)")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return a.helpOr(err, "pi session list [flags]", fs)
@@ -52,7 +53,7 @@ func (a *app) cmdSessionList(args []string) error {
 	if err != nil {
 		return err
 	}
-	own := a.sessionsDir(l)
+	own := a.sessionsDir(l, *dirFlag)
 	switch {
 	case !*all:
 		dirs = []string{own}

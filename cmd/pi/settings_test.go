@@ -247,7 +247,7 @@ func TestSettingsHTTPProxy(t *testing.T) {
 func TestSettingsSessionDir(t *testing.T) {
 	c := newCLI(t)
 	proj := t.TempDir()
-	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "one"}, {Text: "two"}, {Text: "three"}})
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "one"}, {Text: "two"}, {Text: "three"}, {Text: "four"}})
 	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"sessionDir":"my-sessions"}`})
 	if _, errs, code := c.run("-p", "--cwd", proj, "first"); code != 0 {
 		t.Fatal(errs)
@@ -277,6 +277,14 @@ func TestSettingsSessionDir(t *testing.T) {
 	}
 	if got, _ := filepath.Glob(filepath.Join(envDir, "*.jsonl")); len(got) != 1 {
 		t.Fatalf("PI_CODING_AGENT_SESSION_DIR: %v", got)
+	}
+	// --session-dir wins over both.
+	flagDir := filepath.Join(t.TempDir(), "flag-sessions")
+	if _, errs, code := c.run("-p", "--cwd", proj, "--session-dir", flagDir, "fourth"); code != 0 {
+		t.Fatal(errs)
+	}
+	if got, _ := filepath.Glob(filepath.Join(flagDir, "*.jsonl")); len(got) != 1 {
+		t.Fatalf("--session-dir: %v", got)
 	}
 }
 
