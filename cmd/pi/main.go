@@ -54,6 +54,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
 	}
+	// What commands leave running (even in a session of their own) stays
+	// pi's, and goes when pi exits. Subcommands run no model commands and
+	// may start programs meant to outlive pi (a browser to sign in).
+	agentRun := len(os.Args) < 2 || !isSubcommandWord(os.Args[1])
+	if agentRun {
+		sandbox.AdoptOrphans()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigc := make(chan os.Signal, 1)
@@ -63,7 +70,7 @@ func main() {
 		s := <-sigc
 		received.Store(s)
 		cancel()
-		exitAfterInterrupt(s)
+		exitAfterInterrupt(s, agentRun)
 	}()
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
@@ -76,7 +83,17 @@ func main() {
 	if s, ok := received.Load().(os.Signal); ok {
 		code = signalExit(s)
 	}
+	if agentRun {
+		sandbox.KillDescendants()
+	}
 	os.Exit(code)
+}
+
+// isSubcommandWord reports whether word names a subcommand (pi sandbox,
+// pi mcp, …) rather than starting a run.
+func isSubcommandWord(word string) bool {
+	_, ok := lookupSubcommand(word)
+	return ok
 }
 
 // signalExit is the exit code after a signal, as the established harness
@@ -192,9 +209,12 @@ const interruptGrace = 2 * time.Second
 // default handling so that a second one kills pi at once; if pi is still
 // running after interruptGrace (stuck in something that cannot be
 // interrupted, such as compiling a module), it exits anyway.
-func exitAfterInterrupt(s os.Signal) {
+func exitAfterInterrupt(s os.Signal, agentRun bool) {
 	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	time.Sleep(interruptGrace)
 	fmt.Fprintln(os.Stderr, "pi: interrupted")
+	if agentRun {
+		sandbox.KillDescendants()
+	}
 	os.Exit(signalExit(s))
 }
