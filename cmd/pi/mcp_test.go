@@ -374,7 +374,7 @@ func TestMCPCommands(t *testing.T) {
 		"bad":  map[string]any{"type": "sse", "url": "http://x/sse"},
 	})})
 	out, errs, code := c.run("mcp", "list")
-	want := "go: connected, 5 tools (codemode, global)\n  " + bin + "\n  tools: dial, greet [direct], hang [hidden], unlock, writeFile\n" +
+	want := "go: connected, 6 tools (codemode, global)\n  " + bin + "\n  tools: dial, exit, greet [direct], hang [hidden], unlock, writeFile\n" +
 		"mute: failed (codemode, global)\n  " + bin + " -hang\n  no answer within 1s (its timeout); the session goes on without it\n" +
 		"off: disabled (codemode, global)\n  x\n"
 	if code != 1 || out != want {
@@ -522,7 +522,7 @@ func TestMCPSlashCommand(t *testing.T) {
 	tm := startTerminal(t, c, proj, "--fullscreen", "--cwd", proj)
 	tm.waitFor("Ask pi")
 	tm.typeLine("/mcp")
-	tm.waitFor("go: connected, 5 tools (codemode, global)")
+	tm.waitFor("go: connected, 6 tools (codemode, global)")
 	tm.waitFor("mute: failed (codemode, global)")
 	tm.waitFor("no answer within 1s")
 	tm.typeLine("/mcp reconnect go")
@@ -552,7 +552,7 @@ func TestMCPOverRPC(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil || len(got.Servers) != 2 {
 		t.Fatalf("mcp_list: %v %s", err, b)
 	}
-	if s := got.Servers[0]; s.Name != "go" || s.State != "connected" || len(s.Tools) != 5 {
+	if s := got.Servers[0]; s.Name != "go" || s.State != "connected" || len(s.Tools) != 6 {
 		t.Errorf("go: %+v", s)
 	}
 	if s := got.Servers[1]; s.Name != "mute" || s.State != "failed" || !strings.Contains(s.Error, "no answer") {
@@ -565,5 +565,28 @@ func TestMCPOverRPC(t *testing.T) {
 	rc.send(`{"id":"3","type":"mcp_reconnect","name":"nope"}`)
 	if r := rc.until("response 3", func(r map[string]any) bool { return r["type"] == "response" && r["id"] == "3" }); r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), `no MCP server "nope"`) {
 		t.Errorf("mcp_reconnect of nothing: %v", r)
+	}
+}
+
+// A server whose process ended is started again by the next call.
+func TestMCPReconnectsOnTheNextCall(t *testing.T) {
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "c1", Name: "mcp__go__exit", Args: json.RawMessage(`{}`)}}},
+		{Text: "it left"},
+		{Calls: []scripted.Call{{ID: "c2", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"again"}`)}}},
+		{Text: "done"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{"go": map[string]any{"command": mcpServerBin(t)}})})
+	out, errs, code := c.runPi(nil, "-p", "--no-extensions", "make it exit", "greet")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	if m := resultOf(t, msgs, "c1"); m.IsError == nil || !*m.IsError {
+		t.Errorf("the call the server died in: %s", textOf(m))
+	}
+	if reqs := s.Requests(); len(reqs) != 4 || !strings.Contains(string(reqs[3]), "Hi again") {
+		t.Errorf("the call after the server exited did not reach a new server: %s", errs)
 	}
 }

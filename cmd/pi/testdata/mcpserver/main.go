@@ -1,8 +1,9 @@
 // Command mcpserver is the tests' Go MCP server, after the go-sdk's
 // examples/server/hello: its greet tool is the example's, and it adds
 // tools that try what a confined server must not do (write a file, open a
-// TCP connection), a tool that never answers, and one that makes another
-// appear (a tools/list_changed notification). With -hang it never answers
+// TCP connection), a tool that never answers, one that makes another
+// appear (a tools/list_changed notification) and one that makes the
+// server exit. With -hang it never answers
 // at all; with -http ADDR it serves streamable HTTP instead of stdio.
 package main
 
@@ -77,6 +78,10 @@ func newServer() *mcp.Server {
 		// start its next prompt first. A real model is slower than that.
 		time.Sleep(100 * time.Millisecond)
 		return text("unlocked"), nil, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "exit", Description: "exit without answering"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		os.Exit(3)
+		return nil, nil, nil
 	})
 	return server
 }
