@@ -36,7 +36,7 @@ const (
 )
 
 // Hooks lists every hook name in dispatch order of the pipeline.
-var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact, HookContext, HookBeforeProviderRequest}
+var Hooks = []string{HookBeforeAgentStart, HookInput, HookCommand, HookAssemble, HookToolCall, HookToolResult, HookTurnEnd, HookAgentEnd, HookSessionBeforeCompact, HookContext, HookBeforeProviderRequest, HookSessionStart, HookSessionShutdown, HookSessionBeforeSwitch, HookSessionBeforeFork}
 
 // ExportFor returns the export name that implements hook, or "" for an
 // unknown hook.
@@ -64,6 +64,14 @@ func ExportFor(hook string) string {
 		return ExportContext
 	case HookBeforeProviderRequest:
 		return ExportBeforeProviderRequest
+	case HookSessionStart:
+		return ExportSessionStart
+	case HookSessionShutdown:
+		return ExportSessionShutdown
+	case HookSessionBeforeSwitch:
+		return ExportSessionBeforeSwitch
+	case HookSessionBeforeFork:
+		return ExportSessionBeforeFork
 	}
 	return ""
 }

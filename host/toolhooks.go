@@ -180,3 +180,83 @@ func (f fileServer) BeforeProviderRequest(ctx context.Context, ev abi.BeforeProv
 	}
 	return ph.BeforeProviderRequest(ctx, ev, f.serve(fetch))
 }
+
+// SessionStart calls the session_start hook.
+func (e *Extension) SessionStart(ctx context.Context, ev abi.SessionStartEvent, fetch hooks.Fetcher) error {
+	return e.hook(ctx, abi.HookSessionStart, ev, fetch, nil)
+}
+
+// SessionShutdown calls the session_shutdown hook.
+func (e *Extension) SessionShutdown(ctx context.Context, ev abi.SessionShutdownEvent, fetch hooks.Fetcher) error {
+	return e.hook(ctx, abi.HookSessionShutdown, ev, fetch, nil)
+}
+
+// SessionBeforeSwitch calls the session_before_switch hook.
+func (e *Extension) SessionBeforeSwitch(ctx context.Context, ev abi.SessionBeforeSwitchEvent, fetch hooks.Fetcher) (abi.SessionCancelResult, error) {
+	var res abi.SessionCancelResult
+	err := e.hook(ctx, abi.HookSessionBeforeSwitch, ev, fetch, &res)
+	return res, err
+}
+
+// SessionBeforeFork calls the session_before_fork hook.
+func (e *Extension) SessionBeforeFork(ctx context.Context, ev abi.SessionBeforeForkEvent, fetch hooks.Fetcher) (abi.SessionBeforeForkResult, error) {
+	var res abi.SessionBeforeForkResult
+	err := e.hook(ctx, abi.HookSessionBeforeFork, ev, fetch, &res)
+	return res, err
+}
+
+func (h handler) SessionStart(ctx context.Context, ev abi.SessionStartEvent, fetch hooks.Fetcher) error {
+	return h.e.SessionStart(ctx, ev, fetch)
+}
+
+func (h handler) SessionShutdown(ctx context.Context, ev abi.SessionShutdownEvent, fetch hooks.Fetcher) error {
+	return h.e.SessionShutdown(ctx, ev, fetch)
+}
+
+func (h handler) SessionBeforeSwitch(ctx context.Context, ev abi.SessionBeforeSwitchEvent, fetch hooks.Fetcher) (abi.SessionCancelResult, error) {
+	return h.e.SessionBeforeSwitch(ctx, ev, fetch)
+}
+
+func (h handler) SessionBeforeFork(ctx context.Context, ev abi.SessionBeforeForkEvent, fetch hooks.Fetcher) (abi.SessionBeforeForkResult, error) {
+	return h.e.SessionBeforeFork(ctx, ev, fetch)
+}
+
+func (f fileServer) session() (hooks.SessionHandler, error) {
+	sh, ok := f.Handler.(hooks.SessionHandler)
+	if !ok {
+		return nil, f.e.callErr(abi.HookSessionStart, CauseUnavailable, nil)
+	}
+	return sh, nil
+}
+
+func (f fileServer) SessionStart(ctx context.Context, ev abi.SessionStartEvent, fetch hooks.Fetcher) error {
+	sh, err := f.session()
+	if err != nil {
+		return err
+	}
+	return sh.SessionStart(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) SessionShutdown(ctx context.Context, ev abi.SessionShutdownEvent, fetch hooks.Fetcher) error {
+	sh, err := f.session()
+	if err != nil {
+		return err
+	}
+	return sh.SessionShutdown(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) SessionBeforeSwitch(ctx context.Context, ev abi.SessionBeforeSwitchEvent, fetch hooks.Fetcher) (abi.SessionCancelResult, error) {
+	sh, err := f.session()
+	if err != nil {
+		return abi.SessionCancelResult{}, err
+	}
+	return sh.SessionBeforeSwitch(ctx, ev, f.serve(fetch))
+}
+
+func (f fileServer) SessionBeforeFork(ctx context.Context, ev abi.SessionBeforeForkEvent, fetch hooks.Fetcher) (abi.SessionBeforeForkResult, error) {
+	sh, err := f.session()
+	if err != nil {
+		return abi.SessionBeforeForkResult{}, err
+	}
+	return sh.SessionBeforeFork(ctx, ev, f.serve(fetch))
+}

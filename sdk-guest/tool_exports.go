@@ -38,3 +38,15 @@ func exportContext() int32 { return run(handleContext) }
 
 //go:wasmexport pi_before_provider_request
 func exportBeforeProviderRequest() int32 { return run(handleBeforeProviderRequest) }
+
+//go:wasmexport pi_session_start
+func exportSessionStart() int32 { return run(handleSessionStart) }
+
+//go:wasmexport pi_session_shutdown
+func exportSessionShutdown() int32 { return run(handleSessionShutdown) }
+
+//go:wasmexport pi_session_before_switch
+func exportSessionBeforeSwitch() int32 { return run(handleSessionBeforeSwitch) }
+
+//go:wasmexport pi_session_before_fork
+func exportSessionBeforeFork() int32 { return run(handleSessionBeforeFork) }
