@@ -7,8 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
+
+// betaSeen is the anthropic-beta header of keyServer's last request.
+var betaSeen atomic.Value
 
 // keyServer is an OpenAI-compatible loopback model that records the
 // Authorization header of each request.
@@ -18,6 +22,7 @@ func keyServer(t *testing.T) (string, func() string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		last = r.Header.Get("Authorization") + "|" + r.Header.Get("X-Api-Key")
+		betaSeen.Store(r.Header.Get("Anthropic-Beta"))
 		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
@@ -84,6 +89,7 @@ func TestAuthJSONPrecedence(t *testing.T) {
 func TestAnthropicAuthToken(t *testing.T) {
 	c := newCLI(t)
 	url, last := keyServer(t)
+	lastBeta := func() string { return betaSeen.Load().(string) }
 	writeFiles(t, c.agentDir, map[string]string{"models.json": `{"providers":{"anthropic":{"baseUrl":"` + url + `","models":[{"id":"claude-x"}]}}}`})
 	c.env = map[string]string{"ANTHROPIC_AUTH_TOKEN": "tok", "ANTHROPIC_API_KEY": "key"}
 	c.run("-p", "--no-session", "--cwd", t.TempDir(), "hi")
@@ -94,5 +100,18 @@ func TestAnthropicAuthToken(t *testing.T) {
 	c.run("-p", "--no-session", "--cwd", t.TempDir(), "hi")
 	if got := last(); got != "|key" {
 		t.Errorf("headers %q", got)
+	}
+	// An OAuth token goes as a bearer token with the OAuth beta features,
+	// from the environment or from an oauth entry of auth.json while valid.
+	c.env = map[string]string{"ANTHROPIC_OAUTH_TOKEN": "sk-ant-oat-1", "ANTHROPIC_API_KEY": "key"}
+	c.run("-p", "--no-session", "--cwd", t.TempDir(), "hi")
+	if got := last(); got != "Bearer sk-ant-oat-1|" || !strings.Contains(lastBeta(), "oauth-2025-04-20") {
+		t.Errorf("ANTHROPIC_OAUTH_TOKEN: headers %q, beta %q", got, lastBeta())
+	}
+	c.env = nil
+	writeFiles(t, c.agentDir, map[string]string{"auth.json": `{"anthropic":{"type":"oauth","access":"stored-access","refresh":"r","expires":99999999999999}}`})
+	c.run("-p", "--no-session", "--cwd", t.TempDir(), "hi")
+	if got := last(); got != "Bearer stored-access|" || !strings.Contains(lastBeta(), "oauth-2025-04-20") {
+		t.Errorf("auth.json oauth: headers %q, beta %q", got, lastBeta())
 	}
 }
