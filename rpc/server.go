@@ -270,13 +270,13 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 	case "set_follow_up_mode":
 		s.respond(c, nil, rt.SetQueueModes("", c.Mode))
 	case "new_session":
-		s.respond(c, map[string]any{"cancelled": false}, s.h.NewSession(c.ParentSession))
+		s.respondCancellable(c, nil, s.h.NewSession(c.ParentSession))
 	case "switch_session":
 		err := errors.New("switch_session needs sessionPath")
 		if c.SessionPath != "" {
 			err = s.h.OpenSession(c.SessionPath)
 		}
-		s.respond(c, map[string]any{"cancelled": false}, err)
+		s.respondCancellable(c, nil, err)
 	case "bash":
 		s.work.Add(1)
 		go func() {
@@ -481,4 +481,20 @@ func (l *lineWriter) emit(v any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.w.Write(b.Bytes())
+}
+
+// respondCancellable answers a session change: an extension that kept the
+// current session is a success with cancelled: true, as the established
+// harness answers it, not an error.
+func (s *Server) respondCancellable(c rpcCommand, data map[string]any, err error) {
+	if data == nil {
+		data = map[string]any{}
+	}
+	var kept *runtime.KeptError
+	cancelled := errors.As(err, &kept)
+	if cancelled {
+		err = nil
+	}
+	data["cancelled"] = cancelled
+	s.respond(c, data, err)
 }

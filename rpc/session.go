@@ -43,11 +43,7 @@ func (s *Server) handleSession(c rpcCommand) bool {
 		s.respond(c, map[string]any{"messages": rt.Transcript().ForkMessages()}, nil)
 	case "fork":
 		text, err := rt.Fork(c.EntryID, false)
-		if err != nil {
-			s.respond(c, nil, err)
-			return true
-		}
-		s.respond(c, map[string]any{"text": text, "cancelled": false}, nil)
+		s.respondCancellable(c, map[string]any{"text": text}, err)
 	case "clone":
 		leaf := rt.Transcript().LeafID()
 		if leaf == "" {
@@ -55,11 +51,7 @@ func (s *Server) handleSession(c rpcCommand) bool {
 			return true
 		}
 		_, err := rt.Fork(leaf, true)
-		if err != nil {
-			s.respond(c, nil, err)
-			return true
-		}
-		s.respond(c, map[string]any{"cancelled": false}, nil)
+		s.respondCancellable(c, nil, err)
 	case "set_session_name":
 		name := strings.TrimSpace(c.Name)
 		if name == "" {

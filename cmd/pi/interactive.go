@@ -12,10 +12,12 @@ import (
 
 	"github.com/atotto/clipboard"
 	"github.com/piwasm/pi"
+	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/auth"
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/settings"
 	"github.com/piwasm/pi/internal/changelog"
@@ -61,26 +63,14 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return listSessions(a.sessionsDir(ls.world.loaded, r.sessionDir), 20)
 		},
 		NewSession: func() error {
-			tr, err := a.freshTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, r.noSession)
-			if err != nil {
-				return err
-			}
-			if err := ls.rt.Switch(tr); err != nil {
-				tr.Close()
-				return err
-			}
-			return nil
+			return ls.rt.Replace(ctx, runtime.ReplaceNew, "", func() (*session.Transcript, error) {
+				return a.freshTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, r.noSession)
+			})
 		},
 		OpenSession: func(path string) error {
-			tr, err := session.OpenAppend(path)
-			if err != nil {
-				return err
-			}
-			if err := ls.rt.Switch(tr); err != nil {
-				tr.Close()
-				return err
-			}
-			return nil
+			return ls.rt.Replace(ctx, runtime.ReplaceResume, path, func() (*session.Transcript, error) {
+				return session.OpenAppend(path)
+			})
 		},
 		Models: func() ([]string, error) {
 			m, err := provider.LoadModels(filepath.Join(ls.world.loaded.AgentDir, "models.json"), a.getenv)
@@ -169,15 +159,15 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return "", fmt.Errorf("%s cannot be changed from /settings", name)
 		},
 		ImportSession: func(path string) (string, error) {
-			stored, tr, err := importSession(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, path)
-			if err != nil {
-				return "", err
-			}
-			if err := ls.rt.Switch(tr); err != nil {
-				tr.Close()
-				return "", err
-			}
-			return stored, nil
+			// An import resumes the imported copy; extensions are asked
+			// before it is made, so a cancel leaves no copy behind.
+			var stored string
+			err := ls.rt.Replace(ctx, runtime.ReplaceResume, "", func() (*session.Transcript, error) {
+				s, tr, err := importSession(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, path)
+				stored = s
+				return tr, err
+			})
+			return stored, err
 		},
 		TrustStatus: func() (ui.TrustStatus, error) {
 			return trustStatus(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, ls.world.loaded.Trust.Trusted)
@@ -265,12 +255,17 @@ func (a *app) reloadLive(ctx context.Context, c *common, ls *liveSession) ([]str
 		w.ext.close(ctx)
 		return nil, perr
 	}
+	// The old extensions hear the session end, the new ones its start,
+	// both with the reason reload, as in the established harness.
+	cur := ls.rt.Transcript().Path
+	ls.hook.Shutdown(ctx, abi.SessionReasonReload, cur, "")
 	if err := ls.rt.Reconfigure(func(r *session.Runner) {
 		r.Loaded, r.Options, r.Dispatcher = w.loaded, w.opts, w.ext.dispatcher
 	}); err != nil {
 		w.ext.close(ctx)
 		return nil, err
 	}
+	ls.hook.Start(ctx, abi.SessionReasonReload, "", cur)
 	ls.world = w
 	old.ext.close(ctx)
 	var changes []string

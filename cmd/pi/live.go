@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/mcp"
@@ -19,6 +20,7 @@ import (
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
+	"github.com/piwasm/pi/hooks"
 )
 
 // liveSession is everything a running session needs, built once for every
@@ -30,6 +32,7 @@ type liveSession struct {
 	gate   *session.Gate
 	mcp    *mcp.Manager // nil: no MCP servers
 	close  func()
+	hook   sessionHook // the session life-cycle hooks
 }
 
 // openLive loads resources and extensions, resolves the model, opens the
@@ -243,8 +246,17 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		retried.Store(int64(attempt))
 		rt.Publish(agent.Event{Type: agent.AutoRetryStart, Attempt: attempt, MaxAttempts: max, DelayMs: delay.Milliseconds(), ErrorMessage: err.Error()})
 	}
+	// Extensions hear of the session opening now and of its end when pi
+	// leaves it (ls.close, on every way out of a mode).
+	sh := sessionHook{dispatcher: func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, stderr: a.stderr}
+	rt.SetSessionHook(sh)
+	sh.Start(ctx, abi.SessionReasonStartup, "", tr.Path)
 	ok = true
-	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: closeAll}, nil
+	quit := func() {
+		sh.Shutdown(ctx, abi.SessionReasonQuit, rt.Transcript().Path, "")
+		closeAll()
+	}
+	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh}, nil
 }
 
 // sessionRoute is the route for a continued session (-c, -r, --session):

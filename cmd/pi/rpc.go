@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/rpc"
 )
@@ -26,27 +27,22 @@ func (a *app) runRPC(ctx context.Context, c *common, r *runFlags) error {
 // rpcHost connects the RPC front end to the files and models.json.
 func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 	agentDir, cwd := ls.world.loaded.AgentDir, ls.world.loaded.Cwd
-	switchTo := func(tr *session.Transcript, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ls.rt.Switch(tr); err != nil {
-			tr.Close()
-			return err
-		}
-		return nil
-	}
+	ctx := ls.rt.Context()
 	return rpc.Host{
 		Runtime:      ls.rt,
 		Cwd:          cwd,
 		ScopedModels: func() ([]string, error) { return a.modelScope(ls, r) },
 		NewSession: func(parent string) error {
-			return switchTo(a.childTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), cwd, r.noSession, parent))
+			return ls.rt.Replace(ctx, runtime.ReplaceNew, "", func() (*session.Transcript, error) {
+				return a.childTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), cwd, r.noSession, parent)
+			})
 		},
 		Summarizer: branchSummarizer(ls),
 		MCP:        a.mcpRPC(ls.rt.Context(), ls),
 		OpenSession: func(path string) error {
-			return switchTo(session.OpenAppend(path))
+			return ls.rt.Replace(ctx, runtime.ReplaceResume, path, func() (*session.Transcript, error) {
+				return session.OpenAppend(path)
+			})
 		},
 		SetModel: func(prov, id string) (provider.Route, error) {
 			route, err := a.resolveModel(agentDir, prov, id)

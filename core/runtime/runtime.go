@@ -56,6 +56,7 @@ type Runtime struct {
 	navigating            bool // a move in the session tree is writing its summary
 	compaction            compact.Settings
 	compactHook           CompactionHook
+	sessionHook           SessionHook
 	// overflowTried: this prompt's one compact-and-retry is spent.
 	overflowTried bool
 	compacting    bool

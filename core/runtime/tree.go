@@ -135,6 +135,32 @@ func (rt *Runtime) Navigate(ctx context.Context, target string, opts NavigateOpt
 // returned for the editor) or, with at, a copy of the branch up to and
 // including entryID. The old session is closed and left as it was.
 func (rt *Runtime) Fork(entryID string, at bool) (text string, err error) {
+	// Extensions are asked outside the lock (a slow one must not stop the
+	// UI reading the state) and told afterwards.
+	h, prev, err := rt.idleHook()
+	if err != nil {
+		return "", err
+	}
+	if h != nil {
+		position := "before"
+		if at {
+			position = "at"
+		}
+		if err := h.BeforeFork(rt.base, entryID, position, prev); err != nil {
+			return "", err
+		}
+		defer func() {
+			if err == nil {
+				cur := rt.Transcript().Path
+				h.Shutdown(rt.base, ReplaceFork, prev, cur)
+				h.Start(rt.base, ReplaceFork, prev, cur)
+			}
+		}()
+	}
+	return rt.fork(entryID, at)
+}
+
+func (rt *Runtime) fork(entryID string, at bool) (text string, err error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.running || rt.navigating {
