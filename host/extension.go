@@ -645,8 +645,11 @@ func (e *Extension) invoke(ctx context.Context, hook, export string, event []byt
 	defer func() { e.call = nil }()
 	inst.stderr.reset()
 
-	cctx, cancel := context.WithTimeout(ctx, e.timeout())
-	defer cancel()
+	// The deadline can be paused while the guest waits for the person to
+	// answer a question (see ask).
+	cctx := newCallDeadline(ctx, e.timeout())
+	defer cctx.cancel()
+	cs.deadline = cctx
 	e.live = inst
 	rc, err := inst.call(cctx, export, event)
 	if err == nil {

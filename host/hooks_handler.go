@@ -42,7 +42,9 @@ func (h handler) MemoIdentity() (string, bool) {
 	// An extension with tools is never memoised: a tool call runs in the
 	// same instance outside the memo layer, so the history a stored result
 	// depends on would be incomplete.
-	pure := len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random && len(h.e.Manifest().Tools) == 0
+	// One that can ask the person (imports a pi_ui_* function) is not
+	// either: the answer is an input the memo layer cannot see.
+	pure := len(c.Network) == 0 && len(c.Env) == 0 && !c.Clock && !c.Random && len(h.e.Manifest().Tools) == 0 && !h.e.asksUser()
 	// Everything that can change a result is in the identity: the code,
 	// its configuration, what it may read, and the limits its output was
 	// checked against (and the name, so no result crosses extensions).

@@ -83,6 +83,9 @@ type callState struct {
 	logLines  int
 	update    func(string) // a tool call's partial output (nil: none)
 	updates   int
+	deadline  *callDeadline // paused while a question is open
+	questions int           // pi_ui_* questions asked (at most abi.MaxUIQuestions)
+	asked     *uiAsked      // the last question and its answer
 }
 
 // fixedWalltime is the wall clock a guest without the clock grant sees:

@@ -51,6 +51,7 @@ var guests = map[string]string{
 	"team-section":   "../plugins/examples/team-section",
 	"policy-guard":   "../plugins/examples/policy-guard",
 	"yes-no":         "../plugins/examples/yes-no",
+	"greeter":        "../plugins/examples/greeter",
 	"standup":        "../plugins/examples/standup",
 	"git-branch":     "../plugins/examples/git-branch",
 	"redact-secrets": "../plugins/examples/redact-secrets",

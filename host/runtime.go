@@ -50,6 +50,10 @@ type Config struct {
 	// over is abandoned (it finishes in the background and is thrown away)
 	// and the extension fails with a diagnostic.
 	CompileTimeout time.Duration
+	// UI answers the questions guests ask through pi_ui_select,
+	// pi_ui_confirm, pi_ui_input and pi_ui_notify. Nil gives every question
+	// its default answer at once and drops notifications.
+	UI UI
 }
 
 // By default compiling a module may take compileBase plus compilePerMiB

@@ -33,6 +33,13 @@ type Harness struct {
 	Logs []string
 	// Updates collects the partial output a tool sent with Update.
 	Updates []string
+	// Answer answers the questions the handler asks (Select, Confirm,
+	// AskInput; kind is "select", "confirm" or "input"): the chosen option
+	// or typed text ("yes" confirms), or ok false for no answer. Nil gives
+	// every question its default answer, as pi does in print mode.
+	Answer func(kind string, r abi.UIRequest) (value string, ok bool)
+	// Asked collects every question and notification as "kind: title".
+	Asked []string
 
 	event []byte
 	out   []byte

@@ -66,7 +66,12 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	if err != nil {
 		return nil, err
 	}
+	var extUI host.UI = &host.DefaultUI{W: a.stderr}
+	if c.extUI != nil {
+		extUI = c.extUI
+	}
 	rt, err := host.NewRuntime(ctx, host.Config{
+		UI:              extUI,
 		AgentDir:        a.agentDir(),
 		ProjectRoot:     resources.ProjectRoot(l.Cwd),
 		Lazy:            true,

@@ -11,6 +11,7 @@ import (
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/host"
 	"github.com/spf13/pflag"
 )
 
@@ -18,6 +19,10 @@ var errHelp = errors.New("help shown")
 
 // common holds the flags every prompt-building command takes.
 type common struct {
+	// extUI answers extensions' questions (pi_ui_*): set by the
+	// interactive and RPC modes; nil gives the default answers at once
+	// (print and JSON mode) and writes notifications to stderr.
+	extUI             host.UI
 	cwd               string
 	systemPrompt      []string
 	appendPrompt      []string

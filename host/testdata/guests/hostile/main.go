@@ -160,6 +160,9 @@ func piOutput(ptr, length uint32)
 //go:wasmimport extism:host/user pi_read_file
 func piReadFile(pathPtr, pathLen, dstPtr, dstCap uint32) int64
 
+//go:wasmimport extism:host/user pi_ui_confirm
+func piUIConfirm(reqPtr, reqLen uint32) int64
+
 type config struct {
 	Mode string `json:"mode"`
 	Path string `json:"path"`
@@ -211,6 +214,13 @@ func beforeAgentStart() int32 {
 		c.Mode = ev.Input // the event overrides the configured mode
 	}
 	switch c.Mode {
+	case "ui-flood":
+		// Asks forever: the host answers the first questions and denies
+		// the rest; the deadline stops the loop.
+		req := []byte(`{"title":"again?"}`)
+		for {
+			piUIConfirm(uint32(uintptr(unsafe.Pointer(&req[0]))), uint32(len(req)))
+		}
 	case "loop":
 		for i := 0; ; i++ {
 			if i < 0 {

@@ -1,0 +1,49 @@
+package abi
+
+// Host functions that ask the user something (imported from HostModule).
+// The request is JSON (a UIRequest) at reqPtr:
+//
+//	pi_ui_select(reqPtr, reqLen, dstPtr, dstCap i32) i64
+//	pi_ui_input(reqPtr, reqLen, dstPtr, dstCap i32) i64
+//	pi_ui_confirm(reqPtr, reqLen i32) i64
+//	pi_ui_notify(reqPtr, reqLen i32) i64
+//
+// pi_ui_select and pi_ui_input deliver the chosen option or the typed text
+// like pi_fetch (copied when it fits in dstCap, else only its length is
+// returned; asking again with the same request and a larger buffer gets the
+// same answer without asking the person twice). ErrNotFound means no
+// answer: the person cancelled, the question timed out, or pi runs without
+// anyone to ask (print and JSON mode). pi_ui_confirm returns 1 for yes and
+// 0 for no (the default). pi_ui_notify returns 0. ErrDenied means the call
+// has asked its maximum number of questions (MaxUIQuestions); ErrInvalid a
+// request that is not a valid UIRequest.
+const (
+	HostUISelect  = "pi_ui_select"
+	HostUIInput   = "pi_ui_input"
+	HostUIConfirm = "pi_ui_confirm"
+	HostUINotify  = "pi_ui_notify"
+)
+
+// MaxUIQuestions caps the questions (dialogs and notifications) of one
+// call of a guest's export, so that a guest cannot flood the person.
+const MaxUIQuestions = 8
+
+// UIRequest is the request of a pi_ui_* host function.
+type UIRequest struct {
+	// Title is the question (or, for notify, the notification's text when
+	// Message is empty).
+	Title string `json:"title,omitempty"`
+	// Message is a longer explanation under the title (confirm, notify).
+	Message string `json:"message,omitempty"`
+	// Options are the choices of a select (at least one).
+	Options []string `json:"options,omitempty"`
+	// Placeholder is the hint an input shows while empty.
+	Placeholder string `json:"placeholder,omitempty"`
+	// Level is a notification's kind: "info" (default), "warning" or
+	// "error".
+	Level string `json:"level,omitempty"`
+	// TimeoutMs shortens the time the person has to answer (the host's
+	// own limit applies when it is 0 or longer); the default answer is
+	// taken when it passes.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+}

@@ -1,0 +1,196 @@
+package host
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/piwasm/pi/abi"
+)
+
+// fakeUI answers questions from a script and records them.
+type fakeUI struct {
+	mu     sync.Mutex
+	asked  []Question
+	answer func(ctx context.Context, q Question) Answer
+}
+
+func (f *fakeUI) Ask(ctx context.Context, q Question) Answer {
+	f.mu.Lock()
+	f.asked = append(f.asked, q)
+	f.mu.Unlock()
+	if f.answer == nil {
+		return Answer{Cancelled: true}
+	}
+	return f.answer(ctx, q)
+}
+
+func (f *fakeUI) questions() []Question {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Question(nil), f.asked...)
+}
+
+// uiRuntime is a runtime whose questions go to ui (sharing the test
+// compilation cache).
+func uiRuntime(t *testing.T, ui UI) *Runtime {
+	t.Helper()
+	rt, err := NewRuntime(context.Background(), Config{AgentDir: agentDir, ProjectRoot: projectRoot, UI: ui})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	return rt
+}
+
+func loadOn(t *testing.T, rt *Runtime, grants Grants, dir string) *Extension {
+	t.Helper()
+	exts, diags := rt.Load(context.Background(), []string{dir}, grants)
+	for _, d := range diags {
+		if d.Kind != DiagGrant {
+			t.Fatalf("diagnostic: %s", d)
+		}
+	}
+	if len(exts) != 1 {
+		t.Fatalf("loaded %d extensions", len(exts))
+	}
+	return exts[0]
+}
+
+const greeterManifest = "name: greeter\nabi: 1\nhooks: [command]\ncommands:\n  - name: greet\nlimits:\n  timeoutMs: 300\n"
+
+func TestUIQuestionsAreAnsweredByTheUI(t *testing.T) {
+	ui := &fakeUI{answer: func(ctx context.Context, q Question) Answer {
+		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > QuestionTimeout {
+			t.Errorf("question without its own deadline: %v %v", dl, ok)
+		}
+		switch q.Kind {
+		case AskSelect:
+			// The person takes longer than the guest's whole deadline
+			// (300 ms): the call's clock is paused meanwhile.
+			time.Sleep(500 * time.Millisecond)
+			return Answer{Value: "casual"}
+		case AskInput:
+			return Answer{Value: "Ada"}
+		case AskConfirm:
+			return Answer{Confirmed: true}
+		}
+		return Answer{}
+	}}
+	e := loadOn(t, uiRuntime(t, ui), nil, pkg(t, "greeter", greeterManifest))
+	res, err := e.Command(context.Background(), abi.CommandEvent{Name: "greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Send != "Write a short casual greeting for Ada." {
+		t.Fatalf("result %+v", res)
+	}
+	var kinds []string
+	for _, q := range ui.questions() {
+		if q.Extension != "greeter" {
+			t.Errorf("question from %q", q.Extension)
+		}
+		kinds = append(kinds, q.Kind+":"+q.Title+q.Message)
+	}
+	want := "select:Which tone? input:Whom to greet? confirm:Send the greeting request?A casual greeting for Ada notify:sending a casual greeting for Ada"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Fatalf("questions\n got %s\nwant %s", got, want)
+	}
+	if q := ui.questions()[0]; strings.Join(q.Options, ",") != "formal,casual" {
+		t.Fatalf("options %v", q.Options)
+	}
+	if _, pure := (handler{e: e}).MemoIdentity(); pure {
+		t.Fatal("an extension that asks the person is memoised")
+	}
+}
+
+func TestUIDefaultAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ui   UI
+	}{
+		{"no UI", nil},
+		{"cancelled", &fakeUI{}},
+		{"not an option", &fakeUI{answer: func(context.Context, Question) Answer { return Answer{Value: "rude"} }}},
+		{"question deadline", &fakeUI{answer: func(ctx context.Context, _ Question) Answer {
+			<-ctx.Done() // never answers; ends with the (shortened) deadline
+			return Answer{Value: "casual"}
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := uiRuntime(t, tc.ui)
+			e := loadOn(t, rt, nil, pkg(t, "greeter", greeterManifest))
+			ctx := context.Background()
+			if tc.name == "question deadline" {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond) // the session's context
+				defer cancel()
+			}
+			res, err := e.Command(ctx, abi.CommandEvent{Name: "greet"})
+			if tc.name == "question deadline" {
+				// The session ended while the question was open: the call
+				// is canceled with it (the question never outlives it).
+				if err == nil {
+					t.Fatalf("call survived its session: %+v", res)
+				}
+				return
+			}
+			if err != nil || res.Show != "greet: no tone chosen, nothing sent" || res.Send != "" {
+				t.Fatalf("%+v %v", res, err)
+			}
+		})
+	}
+}
+
+func TestUIFloodIsCappedAndStoppedByTheDeadline(t *testing.T) {
+	ui := &fakeUI{answer: func(context.Context, Question) Answer { return Answer{Confirmed: true} }}
+	rt := uiRuntime(t, ui)
+	m := strings.Replace(hostileManifest, "timeoutMs: 5000", "timeoutMs: 500", 1)
+	e := loadOn(t, rt, Grants{"hostile": {Files: []string{"allowed.txt", "ok/*.txt"}}}, pkg(t, "hostile", m))
+	_, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "ui-flood"}, nil)
+	callErr(t, err, "hostile", CauseTimeout)
+	if n := len(ui.questions()); n != abi.MaxUIQuestions {
+		t.Fatalf("%d questions reached the person, want %d", n, abi.MaxUIQuestions)
+	}
+}
+
+func TestUIQuestionsAreEscaped(t *testing.T) {
+	for _, tc := range []struct {
+		kind, req string
+		ok        bool
+		title     string
+		options   string
+	}{
+		{AskConfirm, `{"title":"\u001b[2Jwipe?"}`, true, `\x1b[2Jwipe?`, ""},
+		{AskSelect, `{"title":"t","options":["a\u202eb","c"]}`, true, "t", `a\u202eb,c`},
+		{AskSelect, `{"title":"t"}`, false, "", ""},
+		{AskSelect, `{"title":"t","options":["a","a"]}`, false, "", ""},
+		{AskConfirm, `{"message":"no title"}`, false, "", ""},
+		{AskNotify, `{"message":"m","level":"shout"}`, false, "", ""},
+		{AskNotify, `{"message":"m"}`, true, "", ""},
+		{AskInput, `not json`, false, "", ""},
+	} {
+		q, _, ok := parseQuestion(tc.kind, tc.req)
+		if ok != tc.ok || ok && (q.Title != tc.title || strings.Join(q.Options, ",") != tc.options) {
+			t.Errorf("%s %s: ok %v title %q options %q", tc.kind, tc.req, ok, q.Title, q.Options)
+		}
+	}
+}
+
+func TestCallDeadlinePauses(t *testing.T) {
+	d := newCallDeadline(context.Background(), 50*time.Millisecond)
+	defer d.cancel()
+	d.pause()
+	select {
+	case <-d.Done():
+		t.Fatal("deadline passed while paused")
+	case <-time.After(100 * time.Millisecond):
+	}
+	d.resume()
+	<-d.Done()
+	if d.Err() != context.DeadlineExceeded {
+		t.Fatalf("err %v", d.Err())
+	}
+}

@@ -1,0 +1,67 @@
+package sdk
+
+import (
+	"encoding/json"
+
+	"github.com/piwasm/pi/abi"
+)
+
+// Asking the person. pi shows the question as a dialog in the interactive
+// UI and as an extension_ui_request to an RPC client; in print and JSON
+// mode, and when the person does not answer within the question's
+// deadline (a minute at most), the default answer is taken at once: no
+// choice, no text, not confirmed. One call of a handler may ask at most
+// abi.MaxUIQuestions questions (notifications included); later ones get
+// the default answer. Extensions that ask are never memoised.
+
+// Select asks the person to choose one of options and returns the chosen
+// option, or ok false when there is no answer.
+func Select(title string, options ...string) (choice string, ok bool) {
+	return SelectWith(abi.UIRequest{Title: title, Options: options})
+}
+
+// SelectWith is Select with every field of the request (a timeout of its
+// own, for one).
+func SelectWith(r abi.UIRequest) (string, bool) {
+	v, code := uiAsk(abi.HostUISelect, r)
+	return v, code >= 0
+}
+
+// Confirm asks a yes/no question and reports whether the person said yes.
+func Confirm(title, message string) bool {
+	return ConfirmWith(abi.UIRequest{Title: title, Message: message})
+}
+
+// ConfirmWith is Confirm with every field of the request.
+func ConfirmWith(r abi.UIRequest) bool {
+	_, code := uiAsk(abi.HostUIConfirm, r)
+	return code == 1
+}
+
+// AskInput asks for a line of text and returns it, or ok false when there
+// is no answer. (Input reads the user's prompt from an event.)
+func AskInput(title, placeholder string) (text string, ok bool) {
+	return AskInputWith(abi.UIRequest{Title: title, Placeholder: placeholder})
+}
+
+// AskInputWith is AskInput with every field of the request.
+func AskInputWith(r abi.UIRequest) (string, bool) {
+	v, code := uiAsk(abi.HostUIInput, r)
+	return v, code >= 0
+}
+
+// Notify shows text to the person without waiting; level is "info",
+// "warning" or "error" ("" is "info"). In print mode it goes to stderr.
+func Notify(level, text string) {
+	uiAsk(abi.HostUINotify, abi.UIRequest{Message: text, Level: level})
+}
+
+// uiAsk calls the host function name with r and returns the answer's value
+// and the host's result code (negative: no answer).
+func uiAsk(name string, r abi.UIRequest) (string, int64) {
+	req, err := json.Marshal(r)
+	if err != nil {
+		return "", abi.ErrInvalid
+	}
+	return uiCall(name, req)
+}

@@ -1,0 +1,42 @@
+//go:build !wasip1
+
+package sdk
+
+import (
+	"encoding/json"
+
+	"github.com/piwasm/pi/abi"
+)
+
+// uiCall answers from the Harness in use (default answers without one).
+func uiCall(name string, req []byte) (string, int64) {
+	h := current
+	if h == nil {
+		return "", abi.ErrNotFound
+	}
+	var r abi.UIRequest
+	if err := json.Unmarshal(req, &r); err != nil {
+		return "", abi.ErrInvalid
+	}
+	kind := name[len("pi_ui_"):]
+	h.Asked = append(h.Asked, kind+": "+r.Title+r.Message)
+	if kind == "notify" {
+		return "", 0
+	}
+	if h.Answer == nil {
+		if kind == "confirm" {
+			return "", 0
+		}
+		return "", abi.ErrNotFound
+	}
+	v, ok := h.Answer(kind, r)
+	switch {
+	case kind == "confirm" && ok && v == "yes":
+		return "", 1
+	case kind == "confirm":
+		return "", 0
+	case !ok:
+		return "", abi.ErrNotFound
+	}
+	return v, 0
+}
