@@ -130,7 +130,7 @@ func (s *Server) Serve(ctx context.Context, h Host, in io.Reader, errs io.Writer
 			// Records end at LF only: U+2028 inside a string is not a
 			// line break.
 			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
+			if len(line) > 0 && !s.answerNow(line) {
 				lines <- line
 			}
 			if err != nil {
@@ -442,6 +442,22 @@ func (s *Server) Ask(ctx context.Context, q permission.Question) (permission.Ans
 		}
 		return permission.Answer{Choice: permission.DenyCall}, nil
 	}
+}
+
+// answerNow delivers an extension_ui_response as soon as it is read,
+// reporting whether line was one. Questions may be asked while a command
+// is being handled (an extension's command asks before the prompt's
+// response), so answers cannot wait in line behind it.
+func (s *Server) answerNow(line []byte) bool {
+	if !bytes.Contains(line, []byte("extension_ui_response")) {
+		return false
+	}
+	var c rpcCommand
+	if json.Unmarshal(trimEOL(line), &c) != nil || c.Type != "extension_ui_response" {
+		return false
+	}
+	s.answer(c)
+	return true
 }
 
 func (s *Server) answer(c rpcCommand) {

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/termtext"
+	"github.com/piwasm/pi/host"
 	"github.com/piwasm/pi/ui/render"
 )
 
@@ -352,6 +353,9 @@ func (m *Model) dialogKey(s string) tea.Cmd {
 			return d.submit(m, string(d.typed))
 		case "esc", "ctrl+c":
 			m.dialog = nil
+			if d.cancel != nil {
+				return d.cancel(m)
+			}
 			m.addNotice("cancelled: nothing stored")
 			return m.flush()
 		case "backspace":
@@ -422,6 +426,13 @@ type dialog struct {
 	input  bool
 	typed  []rune
 	submit func(m *Model, text string) tea.Cmd
+	// plain shows the typed text (not a secret); cancel, when set, is
+	// what esc does to an input.
+	plain  bool
+	cancel func(m *Model) tea.Cmd
+	// owner identifies the question an extension's dialog answers, so
+	// that it can be taken down when the question's deadline passes.
+	owner chan host.Answer
 }
 
 func (d *dialog) view(width int, st render.Styles) string {
@@ -433,7 +444,11 @@ func (d *dialog) view(width int, st render.Styles) string {
 		}
 	}
 	if d.input {
-		b.WriteString("\n" + st.Accent.Render("┃ ") + "> " + strings.Repeat("•", min(len(d.typed), width-6)))
+		shown := strings.Repeat("•", min(len(d.typed), width-6))
+		if d.plain {
+			shown = truncateTo(termtext.Escape(string(d.typed)), width-6)
+		}
+		b.WriteString("\n" + st.Accent.Render("┃ ") + "> " + shown)
 	}
 	for i, o := range d.options {
 		mark := "  "

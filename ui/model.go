@@ -221,6 +221,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case askMsg:
 		m.dialog = permissionDialog(msg)
 		return m, nil
+	case extAskMsg:
+		m.dialog = extensionDialog(msg)
+		return m, nil
+	case extDoneMsg:
+		if m.dialog != nil && m.dialog.owner == msg.reply {
+			m.dialog = nil
+			m.addNotice("the extension's question timed out: its default answer was taken")
+			return m, m.flush()
+		}
+		return m, nil
 	case redrawMsg:
 		return m, nil
 	case streamTickMsg:

@@ -33,6 +33,7 @@ func (a *app) wantsUI(r *runFlags) bool {
 // runUI opens the interactive session; inputs are sent first.
 func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {
 	q := &ui.Questions{}
+	c.extUI = q.ExtensionUI()
 	ls, err := a.openLive(ctx, c, r, q)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 // runRPC builds the session and hands it to the RPC front end.
 func (a *app) runRPC(ctx context.Context, c *common, r *runFlags) error {
 	s := rpc.NewServer(a.stdout)
+	c.extUI = s.ExtensionUI()
 	ls, err := a.openLive(ctx, c, r, s)
 	if err != nil {
 		return err

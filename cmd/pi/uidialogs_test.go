@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/internal/scripted"
 )
 
 // In print mode nobody can answer: an extension's questions get their
@@ -17,5 +19,42 @@ func TestExtensionQuestionsTakeDefaultsInPrintMode(t *testing.T) {
 	}
 	if n := len(s.Requests()); n != 0 {
 		t.Fatalf("the model got %d requests", n)
+	}
+}
+
+// Over RPC an extension's questions are extension_ui_request records,
+// answered with extension_ui_response, as in the established harness's
+// extension-UI protocol; the answers reach the guest.
+func TestExtensionQuestionsOverRPC(t *testing.T) {
+	c := newCLI(t)
+	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Hi Ada!"}})
+	rc := startRPC(t, c, "--no-session", "--cwd", t.TempDir(), "-e", examplePlugin(t, "greeter"))
+	rc.send(`{"id":"p1","type":"prompt","message":"/greet"}`)
+	answer := func(method, reply string) map[string]any {
+		t.Helper()
+		q := rc.event("extension_ui_request")
+		if q["method"] != method || !strings.HasPrefix(q["title"].(string), "[greeter] ") {
+			t.Fatalf("want a %s question from greeter, got %v", method, q)
+		}
+		if to, _ := q["timeout"].(float64); to <= 0 || to > 60000 {
+			t.Errorf("timeout %v", q["timeout"])
+		}
+		rc.send(`{"type":"extension_ui_response","id":"` + q["id"].(string) + `",` + reply + `}`)
+		return q
+	}
+	sel := answer("select", `"value":"casual"`)
+	if opts := sel["options"].([]any); len(opts) != 2 || opts[1] != "casual" {
+		t.Fatalf("options %v", sel["options"])
+	}
+	answer("input", `"value":"Ada"`)
+	answer("confirm", `"confirmed":true`)
+	n := rc.event("extension_ui_request")
+	if n["method"] != "notify" || n["notifyType"] != "info" || !strings.Contains(n["message"].(string), "casual greeting for Ada") {
+		t.Fatalf("notify %v", n)
+	}
+	rc.event("agent_settled")
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Write a short casual greeting for Ada.") {
+		t.Fatalf("the model got %d requests: %s", len(reqs), reqs)
 	}
 }

@@ -1,0 +1,75 @@
+package rpc
+
+import (
+	"context"
+	"time"
+
+	"github.com/piwasm/pi/host"
+)
+
+// ExtensionUI returns the UI that puts extensions' questions (pi_ui_*) to
+// the client as extension_ui_request records, in the established
+// harness's extension-UI protocol: select, confirm and input wait for the
+// extension_ui_response with the same id (or the question's deadline,
+// sent as timeout in milliseconds so that the client can show it); notify
+// is fire and forget.
+func (s *Server) ExtensionUI() host.UI { return extensionUI{s} }
+
+type extensionUI struct{ s *Server }
+
+func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
+	s := u.s
+	id := newUIID()
+	rec := map[string]any{"type": "extension_ui_request", "id": id, "method": q.Kind}
+	if q.Kind == host.AskNotify {
+		text := q.Title
+		if q.Message != "" {
+			if text != "" {
+				text += ": "
+			}
+			text += q.Message
+		}
+		rec["message"], rec["notifyType"] = "["+q.Extension+"] "+text, q.Level
+		s.out.emit(rec)
+		return host.Answer{}
+	}
+	rec["title"] = "[" + q.Extension + "] " + q.Title
+	switch q.Kind {
+	case host.AskSelect:
+		rec["options"] = q.Options
+	case host.AskConfirm:
+		rec["message"] = q.Message
+	case host.AskInput:
+		if q.Placeholder != "" {
+			rec["placeholder"] = q.Placeholder
+		}
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		rec["timeout"] = max(time.Until(dl).Milliseconds(), 1)
+	}
+	ch := make(chan rpcCommand, 1)
+	s.mu.Lock()
+	s.pending[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	s.out.emit(rec)
+	select {
+	case <-ctx.Done():
+		return host.Answer{Cancelled: true}
+	case c := <-ch:
+		a := host.Answer{Cancelled: c.Cancelled}
+		if c.Value != nil {
+			a.Value = *c.Value
+		} else if q.Kind != host.AskConfirm {
+			a.Cancelled = true
+		}
+		if c.Confirmed != nil {
+			a.Confirmed = *c.Confirmed
+		}
+		return a
+	}
+}
