@@ -204,3 +204,23 @@ func TestCallDeadlinePauses(t *testing.T) {
 		t.Fatalf("err %v", d.Err())
 	}
 }
+
+// Print mode: dialogs get their default answers, notifications go to
+// stderr escaped.
+func TestDefaultUI(t *testing.T) {
+	var b strings.Builder
+	d := &DefaultUI{W: &b}
+	q, _, _ := parseQuestion(AskNotify, `{"message":"done\u001b]0;pwned\u0007","level":"warning"}`)
+	q.Extension = "x"
+	if a := d.Ask(context.Background(), q); !a.Cancelled {
+		t.Fatalf("notify answer %+v", a)
+	}
+	if got := b.String(); got != `[x] warning: done\x1b]0;pwned\a`+"\n" && got != `[x] warning: done\x1b]0;pwned\x07`+"\n" {
+		t.Fatalf("stderr %q", got)
+	}
+	for _, kind := range []string{AskSelect, AskConfirm, AskInput} {
+		if a := d.Ask(context.Background(), Question{Kind: kind, Title: "t", Options: []string{"a"}}); !a.Cancelled || a.Confirmed || a.Value != "" {
+			t.Fatalf("%s: %+v", kind, a)
+		}
+	}
+}

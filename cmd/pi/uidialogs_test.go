@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/piwasm/pi/internal/scripted"
 )
@@ -56,5 +57,30 @@ func TestExtensionQuestionsOverRPC(t *testing.T) {
 	reqs := srv.Requests()
 	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Write a short casual greeting for Ada.") {
 		t.Fatalf("the model got %d requests: %s", len(reqs), reqs)
+	}
+}
+
+// In the interactive session an extension's questions are dialogs naming
+// the extension; the person's answers reach the guest.
+func TestExtensionQuestionsInTheUI(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	srv := scriptedModel(t, c, "anthropic-messages", []scripted.Reply{{Text: "Hey Ada, good to see you."}})
+	tm := startTerminal(t, c, proj, "--fullscreen", "--cwd", proj, "-e", examplePlugin(t, "greeter"))
+	tm.waitFor("Ask pi")
+	tm.typeLine("/greet")
+	tm.waitFor("[greeter] Which tone?")
+	tm.press("\x1b[B") // down: casual
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\r")
+	tm.waitFor("[greeter] Whom to greet?")
+	tm.typeLine("Ada")
+	tm.waitFor("A casual greeting for Ada")
+	tm.press("y")
+	tm.waitFor("Hey Ada, good to see you.")
+	tm.waitFor("[greeter] sending a casual greeting for Ada")
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Write a short casual greeting for Ada.") {
+		t.Fatalf("the model got %d requests", len(reqs))
 	}
 }
