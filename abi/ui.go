@@ -47,3 +47,19 @@ type UIRequest struct {
 	// taken when it passes.
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
+
+// The same questions in Extism's conventions, for guests built with a
+// stock Extism PDK: the request is an Extism memory block, and so is the
+// answer of select and input (a non-negative result is its offset).
+// Confirm and notify return the same codes as the direct functions.
+//
+//	pi_ui_select_block(req i64) i64
+//	pi_ui_input_block(req i64) i64
+//	pi_ui_confirm_block(req i64) i64
+//	pi_ui_notify_block(req i64) i64
+const (
+	HostUISelectBlock  = "pi_ui_select_block"
+	HostUIInputBlock   = "pi_ui_input_block"
+	HostUIConfirmBlock = "pi_ui_confirm_block"
+	HostUINotifyBlock  = "pi_ui_notify_block"
+)

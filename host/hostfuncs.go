@@ -80,9 +80,14 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 		e.toolUpdate(b, ok && len(b) <= e.limits.OutputKiB<<10)
 	}, []api.ValueType{i64}, nil)
 	for _, f := range []struct {
-		name, kind string
-		dst        bool
-	}{{abi.HostUISelect, AskSelect, true}, {abi.HostUIInput, AskInput, true}, {abi.HostUIConfirm, AskConfirm, false}, {abi.HostUINotify, AskNotify, false}} {
+		name, block, kind string
+		dst               bool
+	}{
+		{abi.HostUISelect, abi.HostUISelectBlock, AskSelect, true},
+		{abi.HostUIInput, abi.HostUIInputBlock, AskInput, true},
+		{abi.HostUIConfirm, abi.HostUIConfirmBlock, AskConfirm, false},
+		{abi.HostUINotify, abi.HostUINotifyBlock, AskNotify, false},
+	} {
 		params := []api.ValueType{i32, i32}
 		if f.dst {
 			params = append(params, i32, i32)
@@ -90,6 +95,9 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 		def(f.name, func(ctx context.Context, m api.Module, s []uint64) {
 			s[0] = api.EncodeI64(e.uiCall(ctx, m, f.kind, s, f.dst))
 		}, params, []api.ValueType{i64})
+		def(f.block, func(ctx context.Context, _ api.Module, s []uint64) {
+			s[0] = api.EncodeI64(e.uiBlock(ctx, f.kind, s[0], f.dst))
+		}, []api.ValueType{i64}, []api.ValueType{i64})
 	}
 	_, err := b.Instantiate(ctx)
 	return err

@@ -139,6 +139,24 @@ func (e *Extension) uiCall(ctx context.Context, m api.Module, kind string, s []u
 	return n
 }
 
+// uiBlock runs one pi_ui_*_block host function: the request is the
+// Extism block at arg; the answer of select and input is a new block.
+func (e *Extension) uiBlock(ctx context.Context, kind string, arg uint64, answerBlock bool) int64 {
+	k := e.kernel()
+	if k == nil {
+		return abi.ErrInvalid
+	}
+	b, ok := k.block(arg)
+	if !ok || len(b) > maxUIRequest {
+		return abi.ErrInvalid
+	}
+	val, code := e.ask(ctx, kind, string(b))
+	if code < 0 || !answerBlock {
+		return code
+	}
+	return int64(k.write(val))
+}
+
 // ask answers the request req of kind for the call in progress: the value
 // (select, input) and 0, or a code (confirm: 1 or 0; notify: 0; or a
 // negative abi error code).
@@ -333,7 +351,8 @@ func (e *Extension) asksUser() bool {
 	for _, im := range e.pkg.Imports {
 		if im.Module == abi.HostModule {
 			switch im.Name {
-			case abi.HostUISelect, abi.HostUIInput, abi.HostUIConfirm, abi.HostUINotify:
+			case abi.HostUISelect, abi.HostUIInput, abi.HostUIConfirm, abi.HostUINotify,
+				abi.HostUISelectBlock, abi.HostUIInputBlock, abi.HostUIConfirmBlock, abi.HostUINotifyBlock:
 				return true
 			}
 		}

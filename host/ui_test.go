@@ -224,3 +224,22 @@ func TestDefaultUI(t *testing.T) {
 		}
 	}
 }
+
+// A guest of a stock Extism PDK asks through the block functions.
+func TestUIBlockFunctions(t *testing.T) {
+	for _, tc := range []struct {
+		ui   UI
+		want string
+	}{
+		{&fakeUI{answer: func(_ context.Context, q Question) Answer { return Answer{Value: q.Options[1]} }}, "chose right"},
+		{nil, "no answer (-1)"},
+	} {
+		rt := uiRuntime(t, tc.ui)
+		m := strings.Replace(hostileManifest, "mode: ok", "mode: ui-block", 1)
+		e := loadOn(t, rt, Grants{"hostile": {Files: []string{"allowed.txt", "ok/*.txt"}}}, pkg(t, "hostile", m))
+		res, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{}, nil)
+		if err != nil || len(res.Ops) != 1 || res.Ops[0].Text != tc.want {
+			t.Fatalf("want %q, got %+v %v", tc.want, res, err)
+		}
+	}
+}

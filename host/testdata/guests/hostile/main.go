@@ -163,6 +163,9 @@ func piReadFile(pathPtr, pathLen, dstPtr, dstCap uint32) int64
 //go:wasmimport extism:host/user pi_ui_confirm
 func piUIConfirm(reqPtr, reqLen uint32) int64
 
+//go:wasmimport extism:host/user pi_ui_select_block
+func piUISelectBlock(req uint64) int64
+
 type config struct {
 	Mode string `json:"mode"`
 	Path string `json:"path"`
@@ -214,6 +217,15 @@ func beforeAgentStart() int32 {
 		c.Mode = ev.Input // the event overrides the configured mode
 	}
 	switch c.Mode {
+	case "ui-block":
+		// A stock-PDK style question: request and answer are blocks.
+		r := piUISelectBlock(extismBlock([]byte(`{"title":"which?","options":["left","right"]}`)))
+		if r < 0 {
+			section(fmt.Sprintf("no answer (%d)", r))
+			return 0
+		}
+		section("chose " + string(extismRead(uint64(r))))
+		return 0
 	case "ui-flood":
 		// Asks forever: the host answers the first questions and denies
 		// the rest; the deadline stops the loop.
