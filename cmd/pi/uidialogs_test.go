@@ -58,6 +58,17 @@ func TestExtensionQuestionsOverRPC(t *testing.T) {
 	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Write a short casual greeting for Ada.") {
 		t.Fatalf("the model got %d requests: %s", len(reqs), reqs)
 	}
+
+	// A cancelled dialog is the default answer.
+	rc.send(`{"id":"p2","type":"prompt","message":"/greet"}`)
+	answer("select", `"cancelled":true`)
+	rc.until("the command's answer", func(r map[string]any) bool {
+		m, _ := r["message"].(string)
+		return strings.Contains(m, "no tone chosen")
+	})
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("a cancelled greeting reached the model (%d requests)", n)
+	}
 }
 
 // In the interactive session an extension's questions are dialogs naming
