@@ -46,6 +46,12 @@ func TestCommandsInTheTerminal(t *testing.T) {
 		{"/thinking high\r", "thinking: high"},
 		{"\x1b[Z", "thinking: off"},    // shift+tab: past the highest level the model takes
 		{"\x10", "model: mock/mock-2"}, // ctrl+p
+		{"/model\r", "Use which model?"},
+		{"1", "model: mock/mock-1"},
+		{"/model mock-2\r", "model: mock/mock-2"},
+		{"/scoped-models\r", "Models for ctrl+p"},
+		{" ", "[x] mock/mock-1"},
+		{"\r", "ctrl+p cycles through mock/mock-1"},
 		{"/copy\r", "copied the last reply"},
 		{"/export out.html\r", "exported 2 messages to " + filepath.Join(proj, "out.html")},
 		{"/export saved.jsonl\r", "saved.jsonl"},
