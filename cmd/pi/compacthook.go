@@ -18,11 +18,15 @@ import (
 // compaction over (nil when none does). A hook that fails is reported on
 // stderr and pi writes the summary itself; one with the abort policy stops
 // the compaction.
-func compactHook(d *hooks.Dispatcher, stderr io.Writer) runtime.CompactionHook {
-	if !d.HasCompactHooks() {
-		return nil
-	}
+//
+// The dispatcher is looked up at each compaction (current returns the
+// one in use), so the extensions /reload brings take part.
+func compactHook(current func() *hooks.Dispatcher, stderr io.Writer) runtime.CompactionHook {
 	return func(ctx context.Context, p *compact.Preparation, branch []session.Entry, focus, reason string, willRetry bool) (bool, *compact.Result, error) {
+		d := current()
+		if !d.HasCompactHooks() {
+			return false, nil, nil
+		}
 		ev := abi.SessionBeforeCompactEvent{
 			Preparation: abi.CompactPreparation{
 				FirstKeptEntryID: p.FirstKeptEntryID, IsSplitTurn: p.SplitTurn, TokensBefore: p.TokensBefore,

@@ -223,7 +223,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if cerr != nil {
 		fmt.Fprintf(a.stderr, "pi: warning: settings: %s (using the default)\n", esc(cerr.Error()))
 	}
-	rt.SetCompaction(cs, compactHook(w.ext.dispatcher, a.stderr))
+	rt.SetCompaction(cs, compactHook(func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, a.stderr))
 	// A retried request ends with auto_retry_end after its assistant
 	// message, as the established harness reports it: success, or the
 	// final error, so a client that shows "retrying" can stop showing it.
