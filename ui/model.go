@@ -101,6 +101,7 @@ type Model struct {
 	menu    []item
 	menuSel int
 	dialog  *dialog
+	waiting []*dialog // questions queued behind the open dialog
 	// picker is the /tree navigator or the /fork picker; input a one-line
 	// question (a label, summary instructions).
 	picker *picker
@@ -189,6 +190,26 @@ func (m *Model) sendInitial() tea.Cmd {
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	mm, cmd := m.update(msg)
+	// A question that arrived while another dialog was open comes next.
+	if m.dialog == nil && len(m.waiting) > 0 {
+		m.dialog, m.waiting = m.waiting[0], m.waiting[1:]
+	}
+	return mm, cmd
+}
+
+// show opens d, or queues it behind the dialog already open: a question
+// (a permission, an extension's) must never replace another one, whose
+// asker would then wait in vain.
+func (m *Model) show(d *dialog) {
+	if m.dialog != nil {
+		m.waiting = append(m.waiting, d)
+		return
+	}
+	m.dialog = d
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -219,12 +240,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case navigatedMsg:
 		return m, m.navigated(msg)
 	case askMsg:
-		m.dialog = permissionDialog(msg)
+		m.show(permissionDialog(msg))
 		return m, nil
 	case extAskMsg:
-		m.dialog = extensionDialog(msg)
+		m.show(extensionDialog(msg))
 		return m, nil
 	case extDoneMsg:
+		for i, d := range m.waiting {
+			if d.owner == msg.reply {
+				m.waiting = append(m.waiting[:i:i], m.waiting[i+1:]...)
+				return m, nil
+			}
+		}
 		if m.dialog != nil && m.dialog.owner == msg.reply {
 			m.dialog = nil
 			m.addNotice("the extension's question timed out: its default answer was taken")
