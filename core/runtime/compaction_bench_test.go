@@ -3,8 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,7 @@ func BenchmarkLongSessionWithCompaction(b *testing.B) {
 		f.rt.SetCompaction(compact.Settings{Enabled: true, ReserveTokens: 2000, KeepRecentTokens: 3000}, nil)
 		prompt := strings.Repeat("Please look at the next part of the code base. ", 8)
 		var heap [2]uint64
+		var rss [2]int
 		var per [2]time.Duration
 		for turn := 1; turn <= 1000; turn++ {
 			start := time.Now()
@@ -75,13 +78,37 @@ func BenchmarkLongSessionWithCompaction(b *testing.B) {
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
 				heap[turn/1000] = ms.HeapAlloc
+				rss[turn/1000] = peakRSSKB()
 			}
 		}
 		b.ReportMetric(float64(heap[0])/1024, "heapKB@100")
 		b.ReportMetric(float64(heap[1])/1024, "heapKB@1000")
 		b.ReportMetric(float64(heap[1])/float64(heap[0]), "heap-ratio")
+		if rss[0] > 0 {
+			// The whole process's peak, as the target is put:
+			// the session's growth on top of what the program needs.
+			b.ReportMetric(float64(rss[0]), "peakRSSKB@100")
+			b.ReportMetric(float64(rss[1]), "peakRSSKB@1000")
+			b.ReportMetric(float64(rss[1])/float64(rss[0]), "peakRSS-ratio")
+		}
 		b.ReportMetric(float64(per[0].Microseconds()), "µs/turn@100")
 		b.ReportMetric(float64(per[1].Microseconds()), "µs/turn@1000")
 		b.ReportMetric(float64(entriesOf(f.rt.Transcript(), session.TypeCompaction)), "compactions")
 	}
+}
+
+// peakRSSKB is the process's peak resident set (VmHWM) in KiB, or 0 where
+// /proc does not say.
+func peakRSSKB() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return n
+		}
+	}
+	return 0
 }
