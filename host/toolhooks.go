@@ -114,13 +114,7 @@ func (f fileServer) AgentEnd(ctx context.Context, ev abi.AgentEndEvent, fetch ho
 
 // SessionBeforeCompact calls the session_before_compact hook.
 func (e *Extension) SessionBeforeCompact(ctx context.Context, ev abi.SessionBeforeCompactEvent, fetch hooks.Fetcher) (abi.SessionBeforeCompactResult, error) {
-	var res abi.SessionBeforeCompactResult
-	raw, err := plainJSON(ev)
-	if err != nil {
-		return res, e.callErr(abi.HookSessionBeforeCompact, CauseUnavailable, err)
-	}
-	err = e.hook(ctx, abi.HookSessionBeforeCompact, raw, fetch, &res)
-	return res, err
+	return plainHook[abi.SessionBeforeCompactResult](ctx, e, abi.HookSessionBeforeCompact, ev, fetch)
 }
 
 func (h handler) SessionBeforeCompact(ctx context.Context, ev abi.SessionBeforeCompactEvent, fetch hooks.Fetcher) (abi.SessionBeforeCompactResult, error) {
@@ -137,13 +131,7 @@ func (f fileServer) SessionBeforeCompact(ctx context.Context, ev abi.SessionBefo
 
 // Context calls the context hook.
 func (e *Extension) Context(ctx context.Context, ev abi.ContextEvent, fetch hooks.Fetcher) (abi.ContextResult, error) {
-	var res abi.ContextResult
-	raw, err := plainJSON(ev)
-	if err != nil {
-		return res, e.callErr(abi.HookContext, CauseUnavailable, err)
-	}
-	err = e.hook(ctx, abi.HookContext, raw, fetch, &res)
-	return res, err
+	return plainHook[abi.ContextResult](ctx, e, abi.HookContext, ev, fetch)
 }
 
 func (h handler) Context(ctx context.Context, ev abi.ContextEvent, fetch hooks.Fetcher) (abi.ContextResult, error) {
@@ -160,13 +148,7 @@ func (f fileServer) Context(ctx context.Context, ev abi.ContextEvent, fetch hook
 
 // BeforeProviderRequest calls the before_provider_request hook.
 func (e *Extension) BeforeProviderRequest(ctx context.Context, ev abi.BeforeProviderRequestEvent, fetch hooks.Fetcher) (abi.BeforeProviderRequestResult, error) {
-	var res abi.BeforeProviderRequestResult
-	raw, err := plainJSON(ev)
-	if err != nil {
-		return res, e.callErr(abi.HookBeforeProviderRequest, CauseUnavailable, err)
-	}
-	err = e.hook(ctx, abi.HookBeforeProviderRequest, raw, fetch, &res)
-	return res, err
+	return plainHook[abi.BeforeProviderRequestResult](ctx, e, abi.HookBeforeProviderRequest, ev, fetch)
 }
 
 func (h handler) BeforeProviderRequest(ctx context.Context, ev abi.BeforeProviderRequestEvent, fetch hooks.Fetcher) (abi.BeforeProviderRequestResult, error) {
@@ -259,4 +241,17 @@ func (f fileServer) SessionBeforeFork(ctx context.Context, ev abi.SessionBeforeF
 		return abi.SessionBeforeForkResult{}, err
 	}
 	return sh.SessionBeforeFork(ctx, ev, f.serve(fetch))
+}
+
+// plainHook calls hook with ev encoded by encoding/json without HTML
+// escaping (the once-per-request hooks whose events carry conversation
+// text), decoding the result into an R.
+func plainHook[R any](ctx context.Context, e *Extension, hook string, ev any, fetch hooks.Fetcher) (R, error) {
+	var res R
+	raw, err := plainJSON(ev)
+	if err != nil {
+		return res, e.callErr(hook, CauseUnavailable, err)
+	}
+	err = e.hook(ctx, hook, raw, fetch, &res)
+	return res, err
 }

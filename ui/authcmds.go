@@ -28,22 +28,10 @@ func (m *Model) cmdLogin(args string) tea.Cmd {
 		m.addNotice("usage: /login PROVIDER (the provider's id, as in models.json)")
 		return m.flush()
 	}
-	d := &dialog{title: "Store an API key for which provider?"}
-	for i, p := range list {
-		key := ""
-		if i < 9 {
-			key = fmt.Sprint(i + 1)
-		}
-		d.options = append(d.options, option{key: key, label: p})
-	}
-	d.choose = func(m *Model, i int) tea.Cmd {
-		if i < 0 {
-			return nil
-		}
-		m.dialog = keyDialog(list[i])
+	m.dialog = pickDialog("Store an API key for which provider?", list, func(m *Model, p string) tea.Cmd {
+		m.dialog = keyDialog(p)
 		return nil
-	}
-	m.dialog = d
+	})
 	return nil
 }
 
@@ -93,20 +81,26 @@ func (m *Model) cmdLogout(args string) tea.Cmd {
 		m.addNotice("no stored credentials " + errText(err))
 		return m.flush()
 	}
-	d := &dialog{title: "Forget the stored credential of which provider?"}
-	for i, p := range list {
+	m.dialog = pickDialog("Forget the stored credential of which provider?", list, func(_ *Model, p string) tea.Cmd { return forget(p) })
+	return nil
+}
+
+// pickDialog offers names (the first nine with number keys) and calls pick
+// with the one chosen; esc chooses nothing.
+func pickDialog(title string, names []string, pick func(m *Model, name string) tea.Cmd) *dialog {
+	d := &dialog{title: title}
+	for i, n := range names {
 		key := ""
 		if i < 9 {
 			key = fmt.Sprint(i + 1)
 		}
-		d.options = append(d.options, option{key: key, label: p})
+		d.options = append(d.options, option{key: key, label: n})
 	}
 	d.choose = func(m *Model, i int) tea.Cmd {
 		if i < 0 {
 			return nil
 		}
-		return forget(list[i])
+		return pick(m, names[i])
 	}
-	m.dialog = d
-	return nil
+	return d
 }

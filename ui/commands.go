@@ -565,18 +565,5 @@ func resumeDialog(list []SessionInfo) *dialog {
 }
 
 func modelDialog(list []string) *dialog {
-	d := &dialog{title: "Use which model?"}
-	for i, s := range list {
-		if i == 9 {
-			break
-		}
-		d.options = append(d.options, option{key: fmt.Sprint(i + 1), label: s})
-	}
-	d.choose = func(m *Model, i int) tea.Cmd {
-		if i < 0 {
-			return nil
-		}
-		return m.setModel(list[i])
-	}
-	return d
+	return pickDialog("Use which model?", list, func(m *Model, spec string) tea.Cmd { return m.setModel(spec) })
 }
