@@ -113,16 +113,7 @@ func loadSettingsFile(path, home, scope string, reg *settings.Registry) (Setting
 func parseSettingsData(s Settings, data []byte, abs, home string, ds diagnostics) (Settings, diagnostics) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		line := 0
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line = lineAt(data, se.Offset)
-		case errors.As(err, &te):
-			line = lineAt(data, te.Offset)
-			err = errors.New("settings must be a JSON object")
-		}
+		line, err := settings.DecodeError(data, err)
 		ds.addLine(KindError, abs, line, "invalid settings JSON: %v", err)
 		return s, ds
 	}

@@ -63,16 +63,7 @@ func Parse(reg *Registry, file, scope string, data []byte) (Layer, []diag.Diagno
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		line := 0
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line = lineAt(data, se.Offset)
-		case errors.As(err, &te):
-			line = lineAt(data, te.Offset)
-			err = errors.New("settings must be a JSON object")
-		}
+		line, err := DecodeError(data, err)
 		return l, []diag.Diagnostic{{Kind: KindError, Path: file, Line: line, Message: fmt.Sprintf("invalid settings JSON: %v", err)}}
 	}
 	p := parser{reg: reg, l: &l, data: data}
@@ -326,6 +317,21 @@ type Entry struct {
 }
 
 // lineAt returns the 1-based line holding byte offset off.
+// DecodeError says where decoding a settings file's data as an object
+// failed (its 1-based line, 0 when unknown) and what to tell the person:
+// one wording for every reader of settings files.
+func DecodeError(data []byte, err error) (int, error) {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return lineAt(data, se.Offset), err
+	case errors.As(err, &te):
+		return lineAt(data, te.Offset), errors.New("settings must be a JSON object")
+	}
+	return 0, err
+}
+
 func lineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return bytes.Count(data[:off], []byte("\n")) + 1
