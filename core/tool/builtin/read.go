@@ -81,8 +81,14 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	}
 	sel := lineSelector{start: start, end: end, maxLines: tool.DefaultMaxLines, maxBytes: tool.DefaultMaxBytes}
 	sel.feed(head)
-	buf := make([]byte, 256<<10)
-	for {
+	// A short head means the file ended inside it: most files a model reads
+	// do, and a 256 KiB buffer for each of them was most of what a session
+	// allocated. A longer file is read on in blocks no larger than it.
+	var buf []byte
+	if n == len(head) {
+		buf = make([]byte, min(256<<10, max(int(info.Size())-n, 0)+4096))
+	}
+	for buf != nil {
 		if err := ctx.Err(); err != nil {
 			return tool.Result{}, err
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -205,4 +206,28 @@ func TestGuardSeesResolvedPaths(t *testing.T) {
 		t.Fatal("a denied edit changed the file")
 	}
 	golden(t, "guard_seen", strings.Join(seen, "\n")+"\n")
+}
+
+// Reading a small file allocates in proportion to the file, not a block
+// sized for large ones: a session reads many small files, and a 256 KiB
+// buffer per read was most of what a 60-turn session allocated.
+func TestReadSmallFileAllocatesLittle(t *testing.T) {
+	env, dir := newEnv(t)
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d of 01: some ordinary text\n", i)
+	}
+	files(t, dir, map[string]string{"f01.txt": b.String()})
+	var ms0, ms1 runtime.MemStats
+	const reads = 20
+	runtime.ReadMemStats(&ms0)
+	for range reads {
+		if r := call(t, env, "read", `{"path":"f01.txt"}`); r.IsError {
+			t.Fatal(r.Content[0].Text)
+		}
+	}
+	runtime.ReadMemStats(&ms1)
+	if per := (ms1.TotalAlloc - ms0.TotalAlloc) / reads; per > 32<<10 {
+		t.Errorf("a read of a %d-byte file allocates %d bytes", b.Len(), per)
+	}
 }
