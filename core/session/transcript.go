@@ -506,13 +506,28 @@ func (t *Transcript) Append(e Entry) error {
 }
 
 func (t *Transcript) writeLine(v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode session entry: %w", err)
+	var line []byte
+	if e, ok := v.(Entry); ok && e.Raw == nil {
+		// An entry encodes itself; handing it to an Encoder would check and
+		// compact its whole encoding once more, a second pass over every
+		// tool result the session records. (An entry as read from a file
+		// still goes through the Encoder, which compacts it as before.)
+		b, err := e.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("encode session entry: %w", err)
+		}
+		line = append(make([]byte, 0, len(b)+1), b...)
+		line = append(line, '\n')
+	} else {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("encode session entry: %w", err)
+		}
+		line = b.Bytes()
 	}
-	if _, err := t.file.Write(b.Bytes()); err != nil {
+	if _, err := t.file.Write(line); err != nil {
 		return fmt.Errorf("write session %s: %w", t.Path, err)
 	}
 	return nil
