@@ -22,13 +22,16 @@ func TestReviewDashNaAsFlagValue(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var body struct {
-		Messages []struct{ Role, Content string }
+		Messages []struct {
+			Role    string
+			Content json.RawMessage
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &body); err != nil {
 		t.Fatal(err)
 	}
 	last := body.Messages[len(body.Messages)-1]
-	if last.Content != "-na" {
+	if string(last.Content) != `[{"type":"text","text":"-na"}]` {
 		t.Fatalf("the user's text -na was sent as %q", last.Content)
 	}
 }

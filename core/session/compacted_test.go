@@ -131,11 +131,11 @@ func TestHistoryOfEveryEntryType(t *testing.T) {
 		got = append(got, s)
 	}
 	want := []string{
-		"user: first",
+		"user:  <text:first>",
 		"assistant: shortened",
-		"user: The following is a summary of a branch that this conversation came back from:\n\n<summary>\ntried X</summary>",
+		"user:  <text:The following is a summary of a branch that this conversation came back from:\n\n<summary>\ntried X</summary>>",
 		"user:  <text:see> <image:image/png>",
-		"user: Ran `make`\n```\nboom\n```\n\nCommand exited with code 2",
+		"user:  <text:Ran `make`\n```\nboom\n```\n\nCommand exited with code 2>",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)

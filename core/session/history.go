@@ -372,7 +372,7 @@ func Messages(h []Node, forced *string) []provider.Message {
 			continue
 		}
 		if n.Msg == nil {
-			out = append(out, provider.Message{Role: n.Role, Content: n.Content})
+			out = append(out, nodeMessage(n))
 			continue
 		}
 		if m, ok := toProvider(*n.Msg); ok {
@@ -417,6 +417,17 @@ func toProvider(m prompt.Message) (provider.Message, bool) {
 		out := provider.Message{Role: provider.RoleTool, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.Failed()}
 		out.Parts = parts(m.Content)
 		return out, true
+	case "user":
+		// A user message's shape is kept as recorded: a string stays a
+		// string, a list of blocks (what a prompt is) stays a list even
+		// with one text block, as the established harness sends it.
+		out := provider.Message{Role: m.Role}
+		if m.Content.Blocks == nil {
+			out.Content = m.Content.Str
+		} else {
+			out.Parts = parts(m.Content)
+		}
+		return out, true
 	default:
 		out := provider.Message{Role: m.Role}
 		if s, ok := m.Content.Simple(); ok {
@@ -426,6 +437,17 @@ func toProvider(m prompt.Message) (provider.Message, bool) {
 		}
 		return out, true
 	}
+}
+
+// nodeMessage is a node without a recorded message as a provider message.
+// The user messages among them (summaries, command output, extension
+// messages) go as one text block, the shape the established harness gives
+// every user message it makes itself.
+func nodeMessage(n Node) provider.Message {
+	if n.Role == "user" {
+		return provider.Message{Role: n.Role, Parts: []provider.Part{{Type: "text", Text: n.Content}}}
+	}
+	return provider.Message{Role: n.Role, Content: n.Content}
 }
 
 func parts(c prompt.Content) []provider.Part {

@@ -522,7 +522,7 @@ func (r *Runner) record(tr *Transcript, t *Turn, p *Prepared) error {
 		}
 	}
 	for _, m := range p.Messages {
-		msg := prompt.Message{Role: "user", Content: prompt.TextContent(m.Text), Timestamp: r.now()}
+		msg := prompt.Message{Role: "user", Content: userContent(m.Text, nil), Timestamp: r.now()}
 		if err := tr.Append(Entry{Type: TypeMessage, Message: &msg, Extension: m.Extension}); err != nil {
 			return err
 		}

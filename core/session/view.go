@@ -225,7 +225,9 @@ func (t *Transcript) convert(n Node) converted {
 		return converted{}
 	}
 	if n.Msg == nil {
-		return converted{provider.Message{Role: n.Role, Content: n.Content, Memo: &provider.Memo{}}, true}
+		m := nodeMessage(n)
+		m.Memo = &provider.Memo{}
+		return converted{m, true}
 	}
 	if c, ok := t.conv[n.Msg]; ok {
 		return c
