@@ -114,7 +114,7 @@ func TestStreamOpenAI(t *testing.T) {
 	if got.method != "POST" || got.path != "/v1/chat/completions" {
 		t.Errorf("request line %s %s", got.method, got.path)
 	}
-	for k, v := range map[string]string{"Authorization": "Bearer sk-test", "Content-Type": "application/json", "Accept": "text/event-stream", "X-Title": "pi"} {
+	for k, v := range map[string]string{"Authorization": "Bearer sk-test", "Content-Type": "application/json", "Accept": "application/json", "X-Title": "pi"} {
 		if got.header.Get(k) != v {
 			t.Errorf("header %s = %q, want %q", k, got.header.Get(k), v)
 		}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -75,7 +74,7 @@ func TestPeerRequests(t *testing.T) {
 			if u.RawQuery != "" {
 				path += "?" + u.RawQuery
 			}
-			if want := strings.TrimSuffix(rec.Path, "?beta=true"); path != want {
+			if want := rec.Path; path != want {
 				t.Errorf("path %s, want %s", path, want)
 			}
 			hdr := sel.Route.header()
@@ -90,7 +89,7 @@ func TestPeerRequests(t *testing.T) {
 					}
 				}
 			}
-			for _, h := range []string{"anthropic-version", "anthropic-beta", "content-type", "authorization", "x-api-key", "x-goog-api-key", "api-key", "x-team", "x-literal", "x-model"} {
+			for _, h := range []string{"accept", "anthropic-version", "anthropic-beta", "content-type", "authorization", "x-api-key", "x-goog-api-key", "api-key", "x-team", "x-literal", "x-model"} {
 				if w, ok := rec.Headers[h]; ok && hdr.Get(h) != w {
 					t.Errorf("header %s: %q, want %q", h, hdr.Get(h), w)
 				}

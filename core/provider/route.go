@@ -118,8 +118,8 @@ func (r Route) label() string {
 //
 // For APIOpenAICompletions it is BaseURL + "/chat/completions"; the base
 // usually ends in "/v1" (https://api.openai.com/v1). For APIAnthropicMessages
-// it is BaseURL + "/v1/messages" (base https://api.anthropic.com); a base that
-// already ends in "/v1" gets only "/messages". Trailing slashes on the base
+// it is BaseURL + "/v1/messages?beta=true" (base https://api.anthropic.com); a
+// base that already ends in "/v1" gets only "/messages". Trailing slashes on the base
 // are ignored and a query string on it is kept. It fails on an unknown API or
 // a base that is not an absolute http(s) URL.
 func (r Route) Endpoint() (string, error) {
@@ -138,8 +138,16 @@ func (r Route) Endpoint() (string, error) {
 		return "", fmt.Errorf("%s: base URL %q must be an absolute http or https URL", r.label(), r.BaseURL)
 	}
 	base := strings.TrimRight(u.Path, "/")
-	if r.API == APIAnthropicMessages && strings.HasSuffix(base, "/v1") {
-		suffix = "/messages"
+	if r.API == APIAnthropicMessages {
+		if strings.HasSuffix(base, "/v1") {
+			suffix = "/messages"
+		}
+		// The established harness sends every Messages request through
+		// its SDK's beta client, which marks it with this query; a proxy
+		// that routes or logs by URL sees the same from both.
+		q := u.Query()
+		q.Set("beta", "true")
+		u.RawQuery = q.Encode()
 	}
 	if r.API == APIGoogleGenerativeAI {
 		model := r.ModelID
@@ -182,7 +190,14 @@ func (r Route) pathSuffix() (string, error) {
 func (r Route) header() http.Header {
 	h := make(http.Header)
 	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
+	// The Accept header the established harness's SDKs send (they stream
+	// whatever it says, as the body asks for a stream): application/json
+	// from the OpenAI and Anthropic clients, */* from Google's.
+	if r.API == APIGoogleGenerativeAI {
+		h.Set("Accept", "*/*")
+	} else {
+		h.Set("Accept", "application/json")
+	}
 	switch r.API {
 	case APIOpenAICompletions, APIOpenAIResponses:
 		if r.APIKey != "" {

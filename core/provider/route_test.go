@@ -14,11 +14,11 @@ func TestEndpoint(t *testing.T) {
 		{APIOpenAICompletions, "http://localhost:11434/v1//", "http://localhost:11434/v1/chat/completions"},
 		{APIOpenAICompletions, "http://host:8080", "http://host:8080/chat/completions"},
 		{APIOpenAICompletions, " https://x.example/openai/v1?api-version=2024 ", "https://x.example/openai/v1/chat/completions?api-version=2024"},
-		{APIAnthropicMessages, "https://api.anthropic.com", "https://api.anthropic.com/v1/messages"},
-		{APIAnthropicMessages, "https://api.anthropic.com/", "https://api.anthropic.com/v1/messages"},
-		{APIAnthropicMessages, "https://api.anthropic.com/v1", "https://api.anthropic.com/v1/messages"},
-		{APIAnthropicMessages, "https://proxy.example/anthropic/v1/", "https://proxy.example/anthropic/v1/messages"},
-		{APIAnthropicMessages, "https://proxy.example/anthropic", "https://proxy.example/anthropic/v1/messages"},
+		{APIAnthropicMessages, "https://api.anthropic.com", "https://api.anthropic.com/v1/messages?beta=true"},
+		{APIAnthropicMessages, "https://api.anthropic.com/", "https://api.anthropic.com/v1/messages?beta=true"},
+		{APIAnthropicMessages, "https://api.anthropic.com/v1", "https://api.anthropic.com/v1/messages?beta=true"},
+		{APIAnthropicMessages, "https://proxy.example/anthropic/v1/", "https://proxy.example/anthropic/v1/messages?beta=true"},
+		{APIAnthropicMessages, "https://proxy.example/anthropic", "https://proxy.example/anthropic/v1/messages?beta=true"},
 	}
 	for _, c := range cases {
 		got, err := Route{API: c.api, BaseURL: c.base}.Endpoint()

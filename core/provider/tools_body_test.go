@@ -149,11 +149,11 @@ func TestToolBodyErrors(t *testing.T) {
 
 func TestAnthropicVersionedBase(t *testing.T) {
 	for base, want := range map[string]string{
-		"https://api.anthropic.com":     "https://api.anthropic.com/v1/messages",
-		"https://api.anthropic.com/":    "https://api.anthropic.com/v1/messages",
-		"https://proxy.example/v1":      "https://proxy.example/v1/messages",
-		"https://proxy.example/x/v1/":   "https://proxy.example/x/v1/messages",
-		"https://proxy.example/api?k=1": "https://proxy.example/api/v1/messages?k=1",
+		"https://api.anthropic.com":     "https://api.anthropic.com/v1/messages?beta=true",
+		"https://api.anthropic.com/":    "https://api.anthropic.com/v1/messages?beta=true",
+		"https://proxy.example/v1":      "https://proxy.example/v1/messages?beta=true",
+		"https://proxy.example/x/v1/":   "https://proxy.example/x/v1/messages?beta=true",
+		"https://proxy.example/api?k=1": "https://proxy.example/api/v1/messages?beta=true&k=1",
 	} {
 		got, err := Route{API: APIAnthropicMessages, BaseURL: base}.Endpoint()
 		if err != nil || got != want {
