@@ -127,6 +127,47 @@ type Section struct {
 type Questions struct {
 	mu   sync.Mutex
 	send func(tea.Msg)
+	// pending are notices posted before the session was on screen
+	// (session_start's warnings at start-up): shown first when it is.
+	pending []string
+	done    bool // the session has left the screen
+}
+
+// Notice shows text as a notice in the session's transcript: warnings
+// from extension hooks and their log lines, which written to stderr would
+// tear the drawn screen. Before the session is on screen the notice waits
+// for it; after, it is dropped (nobody would see it). Notice never blocks:
+// hooks call it from wherever they run, the UI's own commands included.
+func (q *Questions) Notice(text string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.done {
+		return
+	}
+	q.pending = append(q.pending, text)
+	if q.send != nil && len(q.pending) == 1 {
+		go q.pump(q.send)
+	}
+}
+
+// pump hands the pending notices to the program in order, then stops; the
+// next Notice starts another.
+func (q *Questions) pump(send func(tea.Msg)) {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 || q.send == nil {
+			q.mu.Unlock()
+			return
+		}
+		text := q.pending[0]
+		q.mu.Unlock()
+		send(noticeMsg(text))
+		q.mu.Lock()
+		if len(q.pending) > 0 {
+			q.pending = q.pending[1:]
+		}
+		q.mu.Unlock()
+	}
 }
 
 // errNoUI is the answer while the session is not on screen.
@@ -157,6 +198,16 @@ func (q *Questions) Ask(ctx context.Context, question permission.Question) (perm
 
 func (q *Questions) attach(send func(tea.Msg)) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.send = send
-	q.mu.Unlock()
+	if send == nil {
+		// The session left the screen: later notices have nowhere to go.
+		q.done, q.pending = true, nil
+		return
+	}
+	if len(q.pending) > 0 {
+		// Send blocks until the program reads its messages, and attach
+		// runs before the program starts.
+		go q.pump(send)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/compact"
@@ -15,13 +14,13 @@ import (
 )
 
 // compactHook lets extensions that declare session_before_compact take a
-// compaction over (nil when none does). A hook that fails is reported on
-// stderr and pi writes the summary itself; one with the abort policy stops
+// compaction over (nil when none does). A hook that fails is reported as a
+// warning (see app.warner) and pi writes the summary itself; one with the abort policy stops
 // the compaction.
 //
 // The dispatcher is looked up at each compaction (current returns the
 // one in use), so the extensions /reload brings take part.
-func compactHook(current func() *hooks.Dispatcher, stderr io.Writer) runtime.CompactionHook {
+func compactHook(current func() *hooks.Dispatcher, warnings *hookWarnings) runtime.CompactionHook {
 	return func(ctx context.Context, p *compact.Preparation, branch []session.Entry, focus, reason string, willRetry bool) (bool, *compact.Result, error) {
 		d := current()
 		if !d.HasCompactHooks() {
@@ -39,11 +38,9 @@ func compactHook(current func() *hooks.Dispatcher, stderr io.Writer) runtime.Com
 			prev := p.PreviousSummary
 			ev.Preparation.PreviousSummary = &prev
 		}
-		before := len(d.Diagnostics())
+		warnings.report(d, "")
 		res, name, err := d.SessionBeforeCompact(ctx, ev)
-		for _, dg := range d.Diagnostics()[before:] {
-			fmt.Fprintf(stderr, "pi: warning: %s (pi writes the summary itself)\n", esc(dg.Message))
-		}
+		warnings.report(d, " (pi writes the summary itself)")
 		if err != nil {
 			return false, nil, err
 		}
@@ -58,7 +55,7 @@ func compactHook(current func() *hooks.Dispatcher, stderr io.Writer) runtime.Com
 			EstimatedTokensAfter: p.KeptTokens + (len(c.Summary)+3)/4, Files: p.Files, FromHook: true}
 		if c.FirstKeptEntryID != "" {
 			if !onBranch(branch, c.FirstKeptEntryID) {
-				fmt.Fprintf(stderr, "pi: warning: extension %s kept from entry %s, which is not on the active branch; pi writes the summary itself\n", esc(name), esc(c.FirstKeptEntryID))
+				warnings.warn(fmt.Sprintf("extension %s kept from entry %s, which is not on the active branch; pi writes the summary itself", name, c.FirstKeptEntryID))
 				return false, nil, nil
 			}
 			r.FirstKeptEntryID = c.FirstKeptEntryID

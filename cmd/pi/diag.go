@@ -50,3 +50,14 @@ func runDiagnostics(ds []diag.Diagnostic, verbose bool) []diag.Diagnostic {
 	}
 	return out
 }
+
+// warner is where an extension hook's warning goes while a session runs:
+// a notice of the interactive session when there is one (c.notice), else
+// a "pi: warning:" line on stderr. The text may come from a guest, so it
+// is escaped either way.
+func (a *app) warner(c *common) func(string) {
+	if c.notice != nil {
+		return func(msg string) { c.notice("⚠ " + esc(msg)) }
+	}
+	return func(msg string) { fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(msg)) }
+}

@@ -77,9 +77,14 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		Lazy:            true,
 		ExtensionConfig: extensionConfig(l.Settings),
 		Log: func(ext, level, msg string) {
-			if c.verbose {
-				fmt.Fprintf(a.stderr, "[%s] %s: %s\n", esc(ext), esc(level), esc(msg))
+			if !c.verbose {
+				return
 			}
+			if c.notice != nil {
+				c.notice(fmt.Sprintf("[%s] %s: %s", esc(ext), esc(level), esc(msg)))
+				return
+			}
+			fmt.Fprintf(a.stderr, "[%s] %s: %s\n", esc(ext), esc(level), esc(msg))
 		},
 	})
 	if err != nil {

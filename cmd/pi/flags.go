@@ -22,7 +22,11 @@ type common struct {
 	// extUI answers extensions' questions (pi_ui_*): set by the
 	// interactive and RPC modes; nil gives the default answers at once
 	// (print and JSON mode) and writes notifications to stderr.
-	extUI             host.UI
+	extUI host.UI
+	// notice, when set, shows extension hooks' warnings and (--verbose)
+	// log lines in the interactive session instead of on stderr, where
+	// they would tear the drawn screen (see app.warner).
+	notice            func(string)
 	cwd               string
 	systemPrompt      []string
 	appendPrompt      []string

@@ -13,6 +13,7 @@ import (
 	"github.com/atotto/clipboard"
 	"github.com/piwasm/pi"
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/auth"
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/provider"
@@ -34,20 +35,32 @@ func (a *app) wantsUI(r *runFlags) bool {
 func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {
 	q := &ui.Questions{}
 	c.extUI = q.ExtensionUI()
+	c.notice = q.Notice
 	ls, err := a.openLive(ctx, c, r, q)
 	if err != nil {
 		return err
 	}
 	defer ls.close()
+	// The agent loop's hooks (tool_call, context, …) that failed and were
+	// skipped are told when the run ends, as notices.
+	ls.rt.Subscribe(func(e agent.Event) {
+		if e.Type == agent.AgentEnd {
+			ls.warnings.report(ls.rt.Runner().Dispatcher, "")
+		}
+	})
 	l := ls.world.loaded
 	if inputs, err = fitImages(inputs, l.Values); err != nil {
 		return err
 	}
 	trustDir, askTrust := a.trustQuestion(c, l)
 	var diags []diag.Diagnostic
+	told := map[string]bool{} // hook failures, told as notices already
+	for _, d := range ls.rt.Runner().Dispatcher.Diagnostics() {
+		told[d.Message] = true
+	}
 	for _, d := range ls.world.diagnostics() {
 		// The trust question says why .pi/ did not load.
-		if !(askTrust && d.Kind == "skipped") {
+		if !(askTrust && d.Kind == "skipped") && !told[d.Message] {
 			diags = append(diags, d)
 		}
 	}

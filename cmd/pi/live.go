@@ -33,6 +33,8 @@ type liveSession struct {
 	mcp    *mcp.Manager // nil: no MCP servers
 	close  func()
 	hook   sessionHook // the session life-cycle hooks
+	// warnings reports the extension hooks' skipped failures once each.
+	warnings *hookWarnings
 }
 
 // openLive loads resources and extensions, resolves the model, opens the
@@ -223,7 +225,8 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if cerr != nil {
 		fmt.Fprintf(a.stderr, "pi: warning: settings: %s (using the default)\n", esc(cerr.Error()))
 	}
-	rt.SetCompaction(cs, compactHook(func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, a.stderr))
+	warnings := newHookWarnings(a.warner(c))
+	rt.SetCompaction(cs, compactHook(func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, warnings))
 	// A retried request ends with auto_retry_end after its assistant
 	// message, as the established harness reports it: success, or the
 	// final error, so a client that shows "retrying" can stop showing it.
@@ -248,7 +251,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	// Extensions hear of the session opening now and of its end when pi
 	// leaves it (ls.close, on every way out of a mode).
-	sh := sessionHook{dispatcher: func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, stderr: a.stderr}
+	sh := sessionHook{dispatcher: func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, warnings: warnings}
 	rt.SetSessionHook(sh)
 	sh.Start(ctx, abi.SessionReasonStartup, "", tr.Path)
 	ok = true
@@ -256,7 +259,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		sh.Shutdown(ctx, abi.SessionReasonQuit, rt.Transcript().Path, "")
 		closeAll()
 	}
-	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh}, nil
+	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh, warnings: warnings}, nil
 }
 
 // sessionRoute is the route for a continued session (-c, -r, --session):

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
+	"sync"
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/runtime"
@@ -13,15 +13,42 @@ import (
 // sessionHook connects the session life-cycle hooks to the runtime. It
 // reads the dispatcher at each call, so a /reload's extensions take part
 // from then on. Failures of the observing hooks, and of the before_* hooks
-// under the skip policy, are reported on stderr and the change goes on.
+// under the skip policy, are reported as warnings (see app.warner) and the
+// change goes on.
 type sessionHook struct {
 	dispatcher func() *hooks.Dispatcher
-	stderr     io.Writer
+	warnings   *hookWarnings
 }
 
-func (s sessionHook) report(d *hooks.Dispatcher, before int, then string) {
-	for _, dg := range d.Diagnostics()[before:] {
-		fmt.Fprintf(s.stderr, "pi: warning: %s%s\n", esc(dg.Message), then)
+func (s sessionHook) report(d *hooks.Dispatcher, _ int, then string) {
+	s.warnings.report(d, then)
+}
+
+// hookWarnings reports each failure a dispatcher skipped once: the session
+// and compaction hooks report theirs as they happen, the interactive
+// session the agent loop's (tool_call, context, …) when a run ends.
+type hookWarnings struct {
+	warn func(string)
+	mu   sync.Mutex
+	seen map[*hooks.Dispatcher]int
+}
+
+func newHookWarnings(warn func(string)) *hookWarnings {
+	return &hookWarnings{warn: warn, seen: map[*hooks.Dispatcher]int{}}
+}
+
+// report warns of d's diagnostics not reported yet, each followed by then.
+func (h *hookWarnings) report(d *hooks.Dispatcher, then string) {
+	ds := d.Diagnostics()
+	h.mu.Lock()
+	from := h.seen[d]
+	if from > len(ds) {
+		from = len(ds)
+	}
+	h.seen[d] = len(ds)
+	h.mu.Unlock()
+	for _, dg := range ds[from:] {
+		h.warn(dg.Message + then)
 	}
 }
 
