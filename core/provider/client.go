@@ -325,7 +325,12 @@ func (c *Client) once(outer context.Context, route Route, target string, body *o
 	}
 	sse := newSSEReader(hresp.Body)
 	for {
-		ev, err := sse.Next()
+		ev, err := sse.next()
+		if _, raw := sink.(*openAIStream); !raw {
+			// The other shapes decode from the string (chat completions
+			// decodes the bytes, which stay valid until the next event).
+			ev.Data, ev.raw = string(ev.raw), nil
+		}
 		if err == io.EOF {
 			if err := sink.end(); err != nil {
 				return withContentType(err, hresp)

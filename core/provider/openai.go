@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -308,29 +309,35 @@ func openAIImagePart(p Part) openAIPart {
 
 // openAIChunk is one streamed chat completion chunk; only what we read.
 type openAIChunk struct {
-	Choices []struct {
-		Delta struct {
-			Content          *string          `json:"content"`
-			ReasoningContent json.RawMessage  `json:"reasoning_content"`
-			Reasoning        json.RawMessage  `json:"reasoning"`
-			ReasoningText    json.RawMessage  `json:"reasoning_text"`
-			ToolCalls        []openAIToolPart `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string      `json:"finish_reason"`
-		Usage        *openAIUsage `json:"usage"`
-	} `json:"choices"`
-	Usage *openAIUsage  `json:"usage"`
-	Error *apiErrorBody `json:"error"`
+	Choices []openAIChoice `json:"choices"`
+	Usage   *openAIUsage   `json:"usage"`
+	Error   *apiErrorBody  `json:"error"`
+}
+
+type openAIChoice struct {
+	Delta        openAIDelta  `json:"delta"`
+	FinishReason *string      `json:"finish_reason"`
+	Usage        *openAIUsage `json:"usage"`
+}
+
+type openAIDelta struct {
+	Content          *string          `json:"content"`
+	ReasoningContent json.RawMessage  `json:"reasoning_content"`
+	Reasoning        json.RawMessage  `json:"reasoning"`
+	ReasoningText    json.RawMessage  `json:"reasoning_text"`
+	ToolCalls        []openAIToolPart `json:"tool_calls"`
 }
 
 // openAIToolPart is one streamed fragment of a tool call.
 type openAIToolPart struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function *struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	Index    *int            `json:"index"`
+	ID       string          `json:"id"`
+	Function *openAIFuncPart `json:"function"`
+}
+
+type openAIFuncPart struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 type openAIUsage struct {
@@ -425,18 +432,25 @@ func newOpenAIStream(label string, out *assembler) *openAIStream {
 
 // event handles one SSE event; it reports whether the stream is over.
 func (s *openAIStream) event(ev sseEvent) (bool, error) {
-	data := strings.TrimSpace(ev.Data)
-	if data == "[DONE]" {
+	data := ev.raw
+	if data == nil {
+		data = []byte(ev.Data)
+	}
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
 		s.done = true
 		s.out.endAll()
 		return true, nil
 	}
-	if data == "" {
+	if len(data) == 0 {
 		return false, nil
 	}
 	var c openAIChunk
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt([]byte(data), 120))}
+	if !decodeOpenAIChunk(data, &c) {
+		c = openAIChunk{}
+		if err := json.Unmarshal(data, &c); err != nil {
+			return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt(data, 120))}
+		}
 	}
 	if c.Error != nil {
 		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.String(), transient: c.Error.transient()}

@@ -15,6 +15,10 @@ type sseEvent struct {
 	Type string
 	Data string
 	ID   string
+
+	// raw is the data as bytes instead of Data, from next: a view of the
+	// reader's buffer, valid until the following call.
+	raw []byte
 }
 
 // maxSSELine is the longest line an sseReader accepts, in bytes.
@@ -67,6 +71,14 @@ func newSSEReader(r io.Reader) *sseReader {
 // than maxSSELine yields errSSELineTooLong. After an error every call
 // returns the same error.
 func (s *sseReader) Next() (sseEvent, error) {
+	ev, err := s.next()
+	ev.Data, ev.raw = string(ev.raw), nil
+	return ev, err
+}
+
+// next is Next with the data left in raw, not copied into Data: a stream
+// decoded straight from the bytes needs no string per event.
+func (s *sseReader) next() (sseEvent, error) {
 	for {
 		line, err := s.readLine()
 		if err != nil {
@@ -110,7 +122,10 @@ func (s *sseReader) Next() (sseEvent, error) {
 }
 
 func (s *sseReader) dispatch() sseEvent {
-	ev := sseEvent{Type: s.typ, Data: string(s.data), ID: s.id}
+	ev := sseEvent{Type: s.typ, ID: s.id, raw: s.data}
+	if s.data == nil {
+		ev.raw = []byte{}
+	}
 	s.typ, s.data, s.hasData = "", s.data[:0], false
 	return ev
 }
