@@ -105,6 +105,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if err != nil {
 		return nil, err
 	}
+	closers = append(closers, func() { _ = policy.Close() }) // the allow-list proxy, if it started
 	if n := policy.Notice(); n != "" {
 		fmt.Fprintf(a.stderr, "pi: %s\n", n)
 	}

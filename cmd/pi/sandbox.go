@@ -45,6 +45,9 @@ func (a *app) buildPolicy(f sandboxFlags, values *settings.Settings, cwd string)
 type sandboxCheckJSON struct {
 	Mode          sandbox.Mode        `json:"mode"`
 	Network       bool                `json:"network"`
+	NetworkPolicy string              `json:"networkPolicy"`
+	NetworkAllow  []string            `json:"networkAllow,omitempty"`
+	Proxy         string              `json:"proxy,omitempty"`
 	Require       bool                `json:"require"`
 	WritableRoots []sandbox.Root      `json:"writableRoots"`
 	Protected     []sandbox.Root      `json:"protectedPaths"`
@@ -87,8 +90,9 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer p.Close()
 	out := sandboxCheckJSON{
-		Mode: p.Mode, Network: p.Network, Require: p.Require, WritableRoots: p.Roots, Devices: p.Devices,
+		Mode: p.Mode, Network: p.Network, NetworkPolicy: p.NetworkPolicy(), NetworkAllow: p.NetAllow, Require: p.Require, WritableRoots: p.Roots, Devices: p.Devices,
 		Protected: emptyIfNil(p.Protected), DenyRead: emptyIfNil(p.DenyRead),
 		Kernel: p.Enforcement(), Confined: p.Confined(), Enforced: p.Enforced(), Notice: p.Notice(),
 		Settings: l.Settings.Files, Warnings: []string{},
@@ -103,6 +107,7 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 		out.Warnings = append(out.Warnings, w.Error())
 	}
 	out.SelfTest = a.sandboxSelfTest(ctx, p, l.Cwd)
+	out.Proxy = p.ProxyAddr() // started by the self-test's command
 	if c.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -111,10 +116,20 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "mode\t%s\n", p.Mode)
 	net := "on"
-	if !p.Network {
+	switch {
+	case p.NetAllow != nil:
+		proxy := "pi's proxy on 127.0.0.1, started with the first command"
+		if out.Proxy != "" {
+			proxy = "pi's proxy, " + out.Proxy + " for this check"
+		}
+		net = "allow-list: only these hosts, through " + proxy + " (other hosts, direct connections and UDP refused)"
+	case !p.Network:
 		net = "off (IPv4/IPv6 sockets refused)"
 	}
 	fmt.Fprintf(tw, "network\t%s\n", net)
+	for _, h := range p.NetAllow {
+		fmt.Fprintf(tw, "  %s\t\n", h)
+	}
 	if p.Require {
 		fmt.Fprintf(tw, "require\tyes (pi refuses to run unconfined)\n")
 	}

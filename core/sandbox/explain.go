@@ -14,7 +14,10 @@ var (
 	// Go's *PathError form: "open /etc/x: permission denied".
 	goPathRe   = regexp.MustCompile(`(?i)\b(?:open|mkdir|remove|rename|create|chmod|symlink|link|unlinkat|openat|lstat|truncate)\s+(~?/[^\s:]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
 	fsDeniedRe = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
-	netDenied  = regexp.MustCompile(`(?i)socket: operation not permitted|could not resolve host|couldn't resolve host|temporary failure in name resolution|network is unreachable|name or service not known|failed to establish a new connection|getaddrinfo|dial tcp[^\n]*operation not permitted`)
+	// The proxy's refusal (its 403 body) and the note AnnotateBash adds
+	// name the host this way.
+	netRefusedRe = regexp.MustCompile(`host (\S+) is refused by the network allow-list`)
+	netDenied    = regexp.MustCompile(`(?i)socket: operation not permitted|could not resolve host|couldn't resolve host|temporary failure in name resolution|network is unreachable|name or service not known|failed to establish a new connection|getaddrinfo|dial tcp[^\n]*operation not permitted`)
 )
 
 // Explain looks at a finished command's output (stdout and stderr, as the
@@ -25,6 +28,16 @@ var (
 // It is a heuristic: it names a path only when the output names one that
 // the policy does not let commands write.
 func (p *Policy) Explain(output string, exitCode int) string {
+	return p.explain(output, exitCode, nil)
+}
+
+// explainWith is Explain for a failed command during which the
+// allow-list proxy refused the hosts in refused.
+func (p *Policy) explainWith(output string, refused []refusal) string {
+	return p.explain(output, 1, refused)
+}
+
+func (p *Policy) explain(output string, exitCode int, refused []refusal) string {
 	if exitCode == 0 || p == nil || p.Mode == ModeOff || !p.Confined() {
 		return ""
 	}
@@ -76,8 +89,52 @@ func (p *Policy) Explain(output string, exitCode int) string {
 	if note := p.denyReadNote(output); note != "" {
 		notes = append(notes, note)
 	}
-	if !p.Network && netDenied.MatchString(output) {
+	if p.NetAllow != nil {
+		if note := p.netAllowNote(output, refused); note != "" {
+			notes = append(notes, note)
+		}
+	} else if !p.Network && netDenied.MatchString(output) {
 		notes = append(notes, "The sandbox has the network off: commands cannot open internet sockets (IPv4/IPv6). If network access is needed, tell the user, who can run pi with --sandbox-network on or set \"network\": true under \"sandbox\" in settings.")
 	}
 	return strings.Join(notes, "\n")
+}
+
+// netAllowNote explains an allow-list refusal: the hosts refused (those
+// the proxy recorded during the command, and those its answers in output
+// name) or, without any, a failure that looks like a program going
+// around the proxy. Empty when neither.
+func (p *Policy) netAllowNote(output string, refused []refusal) string {
+	var hosts []string
+	seen := map[string]bool{}
+	add := func(h string) {
+		if !seen[h] && len(hosts) < 5 {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	for _, r := range refused {
+		add(r.Host)
+	}
+	for _, m := range netRefusedRe.FindAllStringSubmatch(output, 20) {
+		add(m[1])
+	}
+	list := strings.Join(p.NetAllow, ", ")
+	if len(hosts) == 0 {
+		if !netDenied.MatchString(output) {
+			return ""
+		}
+		return fmt.Sprintf("The sandbox lets commands reach only the hosts on its network allow-list (%s), through pi's proxy (HTTPS_PROXY and HTTP_PROXY are set): a program that ignores the proxy, resolves names itself or uses UDP cannot connect. If other access is needed, tell the user.", list)
+	}
+	var parts []string
+	for _, h := range hosts {
+		part := "host " + h + " is refused by the network allow-list"
+		for _, r := range refused {
+			if r.Host == h && r.Reason != reasonNotListed {
+				part += " (" + r.Reason + ")"
+				break
+			}
+		}
+		parts = append(parts, part)
+	}
+	return "The sandbox kept the command from the network: " + strings.Join(parts, "; ") + ". Commands may reach only " + list + ", through pi's proxy. Do not try to work around it; if the host is needed, tell the user, who can add it to \"allow\" in \"network\" under \"sandbox\" in settings, or run pi with --sandbox-network on."
 }

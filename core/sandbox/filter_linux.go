@@ -32,11 +32,30 @@ import (
 //     socket checks.
 //   - on 32-bit x86, socketcall's SOCKET and SOCKETPAIR, whose arguments
 //     are in memory the filter cannot read.
+//   - in allow-list mode (netProxyOnly), every AF_INET/AF_INET6 socket but
+//     plain TCP (type SOCK_STREAM, protocol 0 or IPPROTO_TCP): Landlock
+//     (before ABI 10) restricts TCP only, so UDP, SCTP, MPTCP, ICMP "ping"
+//     sockets and raw sockets would go around the rule that holds TCP to
+//     pi's proxy. UDP is refused outright, DNS included: the proxy
+//     resolves names, commands need not. And sendto/sendmsg/sendmmsg with
+//     MSG_FASTOPEN, which connect a TCP socket without the connect hook
+//     Landlock checks (landlock-lsm/linux issue 41); on 32-bit x86
+//     socketcall's SENDTO, SENDMSG and SENDMMSG too, for the same reason.
 // x32 system calls on amd64 fail with ENOSYS: nothing pi runs uses them.
 
-// filterFamilies lists the socket families a command may create.
-func filterFamilies(network bool) []uint32 {
-	if network {
+// netMode is what the filter lets commands do with internet sockets.
+type netMode int
+
+const (
+	netOff       netMode = iota // none
+	netOn                       // any
+	netProxyOnly                // TCP only (Landlock then holds it to the proxy's port)
+)
+
+// filterFamilies lists the socket families a command may create (in
+// netProxyOnly mode the internet ones are checked further).
+func filterFamilies(mode netMode) []uint32 {
+	if mode != netOff {
 		return []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6}
 	}
 	return []uint32{unix.AF_UNIX}
@@ -53,10 +72,14 @@ const (
 	x32Bit    = 0x40000000
 	// socketcall(2) call numbers whose arguments would create a socket.
 	sysSocket, sysSocketpair = 1, 8
+	// socketcall(2) call numbers that send, with flags the filter cannot
+	// read (MSG_FASTOPEN would connect).
+	sysSendto, sysSendmsg, sysSendmmsg = 11, 16, 20
+	sockTypeMask                       = 0xf // type without SOCK_NONBLOCK and SOCK_CLOEXEC
 )
 
 // commandFilter is the whole program for this machine.
-func commandFilter(network bool) ([]bpf.Instruction, error) {
+func commandFilter(network netMode) ([]bpf.Instruction, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, err
@@ -78,7 +101,7 @@ func commandFilter(network bool) ([]bpf.Instruction, error) {
 
 // archBlock emits the checks for one system-call ABI; calls of another ABI
 // jump to next.
-func (a *asm) archBlock(info *arch.Info, network bool, next string) error {
+func (a *asm) archBlock(info *arch.Info, network netMode, next string) error {
 	nr := func(name string) (uint32, bool) {
 		n, ok := info.SyscallNames[name]
 		return uint32(n), ok
@@ -106,14 +129,52 @@ func (a *asm) archBlock(info *arch.Info, network bool, next string) error {
 	if n, ok := nr("io_uring_setup"); ok {
 		a.jeq(n, p+"deny")
 	}
+	// The send calls and the argument that holds their flags.
+	sends := []struct {
+		name string
+		arg  uint32
+	}{{"sendto", 3}, {"sendmsg", 2}, {"sendmmsg", 3}}
+	if network == netProxyOnly {
+		for _, sc := range sends {
+			if n, ok := nr(sc.name); ok {
+				a.jeq(n, p+sc.name)
+			}
+		}
+	}
 	a.jmp(next)
 
 	a.label(p + "socket")
 	a.ld(argLow(0))
+	if network == netProxyOnly {
+		a.jeq(unix.AF_INET, p+"inet")
+		a.jeq(unix.AF_INET6, p+"inet")
+	}
 	for _, f := range filterFamilies(network) {
 		a.jeq(f, next)
 	}
 	a.jmp(p + "deny")
+
+	if network == netProxyOnly {
+		// Plain TCP only: the type (flags masked off) is SOCK_STREAM and
+		// the protocol 0 or IPPROTO_TCP.
+		a.label(p + "inet")
+		a.ld(argLow(1))
+		a.and(sockTypeMask)
+		a.jne(unix.SOCK_STREAM, p+"deny")
+		a.ld(argLow(2))
+		a.jeq(0, next)
+		a.jeq(unix.IPPROTO_TCP, next)
+		a.jmp(p + "deny")
+		for _, sc := range sends {
+			if _, ok := nr(sc.name); ok {
+				a.label(p + sc.name)
+				a.ld(argLow(sc.arg))
+				a.and(unix.MSG_FASTOPEN)
+				a.jne(0, p+"deny")
+				a.jmp(next)
+			}
+		}
+	}
 
 	a.label(p + "ioctl")
 	a.ld(argLow(1))
@@ -127,6 +188,11 @@ func (a *asm) archBlock(info *arch.Info, network bool, next string) error {
 		a.ld(argLow(0))
 		a.jeq(sysSocket, p+"deny")
 		a.jeq(sysSocketpair, p+"deny")
+		if network == netProxyOnly {
+			a.jeq(sysSendto, p+"deny")
+			a.jeq(sysSendmsg, p+"deny")
+			a.jeq(sysSendmmsg, p+"deny")
+		}
 		a.jmp(next)
 	}
 	a.label(p + "enosys")
@@ -166,7 +232,10 @@ type fixup struct {
 }
 
 func (a *asm) ld(off uint32) { a.ins = append(a.ins, bpf.LoadAbsolute{Off: off, Size: 4}) }
-func (a *asm) ret(v uint32)  { a.ins = append(a.ins, bpf.RetConstant{Val: v}) }
+func (a *asm) and(v uint32) {
+	a.ins = append(a.ins, bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: v})
+}
+func (a *asm) ret(v uint32) { a.ins = append(a.ins, bpf.RetConstant{Val: v}) }
 
 func (a *asm) jump(cond bpf.JumpTest, val uint32, label string) {
 	a.fixups = append(a.fixups, fixup{len(a.ins), label})
@@ -216,7 +285,7 @@ func (a *asm) assemble() ([]bpf.Instruction, error) {
 
 // installFilter loads the command filter into the calling thread (the one
 // that executes the command; no_new_privs must already be set).
-func installFilter(network bool) error {
+func installFilter(network netMode) error {
 	if !seccomp.Supported() {
 		return errors.New("not supported by this kernel")
 	}

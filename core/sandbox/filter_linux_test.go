@@ -90,7 +90,11 @@ func TestCommandFilter(t *testing.T) {
 		)
 	}
 	for _, network := range []bool{true, false} {
-		insns, err := commandFilter(network)
+		mode := netOff
+		if network {
+			mode = netOn
+		}
+		insns, err := commandFilter(mode)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,5 +128,87 @@ func TestCommandFilter(t *testing.T) {
 				t.Errorf("x32 socket: got %#x, want an errno", got)
 			}
 		}
+	}
+}
+
+func TestCommandFilterProxyOnly(t *testing.T) {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		t.Skip(err)
+	}
+	nr := func(name string) uint32 {
+		n, ok := native.SyscallNames[name]
+		if !ok {
+			t.Fatalf("no %s on %s", name, native.Name)
+		}
+		return uint32(n)
+	}
+	const (
+		allow = unix.SECCOMP_RET_ALLOW
+		eperm = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	)
+	id := uint32(native.ID)
+	type call struct {
+		name string
+		arch uint32
+		nr   uint32
+		args []uint64
+		want uint32
+	}
+	const stream, dgram = unix.SOCK_STREAM, unix.SOCK_DGRAM
+	calls := []call{
+		{"TCP", id, nr("socket"), []uint64{unix.AF_INET, stream, 0}, allow},
+		{"TCP6 IPPROTO_TCP", id, nr("socket"), []uint64{unix.AF_INET6, stream, unix.IPPROTO_TCP}, allow},
+		{"TCP non-blocking close-on-exec", id, nr("socket"), []uint64{unix.AF_INET, stream | unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC, 0}, allow},
+		{"UDP", id, nr("socket"), []uint64{unix.AF_INET, dgram, 0}, eperm},
+		{"UDP6", id, nr("socket"), []uint64{unix.AF_INET6, dgram | unix.SOCK_CLOEXEC, unix.IPPROTO_UDP}, eperm},
+		{"ICMP ping", id, nr("socket"), []uint64{unix.AF_INET, dgram, unix.IPPROTO_ICMP}, eperm},
+		{"raw", id, nr("socket"), []uint64{unix.AF_INET, unix.SOCK_RAW, 0}, eperm},
+		{"SCTP stream", id, nr("socket"), []uint64{unix.AF_INET, stream, unix.IPPROTO_SCTP}, eperm},
+		{"MPTCP", id, nr("socket"), []uint64{unix.AF_INET, stream, unix.IPPROTO_MPTCP}, eperm},
+		{"SEQPACKET", id, nr("socket"), []uint64{unix.AF_INET, unix.SOCK_SEQPACKET, 0}, eperm},
+		{"AF_UNIX datagram", id, nr("socket"), []uint64{unix.AF_UNIX, dgram, 0}, allow},
+		{"AF_VSOCK", id, nr("socket"), []uint64{unix.AF_VSOCK, stream, 0}, eperm},
+		{"sendto", id, nr("sendto"), []uint64{3, 0, 0, 0}, allow},
+		{"sendto MSG_FASTOPEN", id, nr("sendto"), []uint64{3, 0, 0, unix.MSG_FASTOPEN | unix.MSG_NOSIGNAL}, eperm},
+		{"sendmsg MSG_FASTOPEN", id, nr("sendmsg"), []uint64{3, 0, unix.MSG_FASTOPEN}, eperm},
+		{"sendmsg", id, nr("sendmsg"), []uint64{3, 0, unix.MSG_NOSIGNAL}, allow},
+		{"sendmmsg MSG_FASTOPEN", id, nr("sendmmsg"), []uint64{3, 0, 1, unix.MSG_FASTOPEN}, eperm},
+		{"ioctl TIOCSTI", id, nr("ioctl"), []uint64{0, unix.TIOCSTI}, eperm},
+		{"connect", id, nr("connect"), nil, allow},
+	}
+	if runtime.GOARCH == "amd64" {
+		const i386 = 0x40000003
+		calls = append(calls,
+			call{"i386 TCP", i386, 359, []uint64{unix.AF_INET, stream, 0}, allow},
+			call{"i386 UDP", i386, 359, []uint64{unix.AF_INET, dgram, 0}, eperm},
+			call{"i386 sendto MSG_FASTOPEN", i386, 369, []uint64{3, 0, 0, unix.MSG_FASTOPEN}, eperm},
+			call{"i386 socketcall SYS_SENDTO", i386, 102, []uint64{11}, eperm},
+			call{"i386 socketcall SYS_SENDMSG", i386, 102, []uint64{16}, eperm},
+			call{"i386 socketcall SYS_CONNECT", i386, 102, []uint64{3}, allow},
+		)
+	}
+	insns, err := commandFilter(netProxyOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm, err := bpf.NewVM(insns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		got, err := vm.Run(seccompData(c.arch, c.nr, c.args...))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if uint32(got) != c.want {
+			t.Errorf("%s: got %#x, want %#x", c.name, got, c.want)
+		}
+	}
+	// With the network on, UDP stays open (the mode is not the default).
+	on, _ := commandFilter(netOn)
+	vm, _ = bpf.NewVM(on)
+	if got, _ := vm.Run(seccompData(id, nr("socket"), unix.AF_INET, dgram, 0)); uint32(got) != allow {
+		t.Errorf("network on, UDP: %#x", got)
 	}
 }

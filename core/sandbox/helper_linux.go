@@ -111,9 +111,25 @@ func confine(s spec) error {
 	// V5 is the newest ABI whose rights pi means to handle (file system,
 	// TCP, device ioctl); BestEffort drops what older kernels lack.
 	cfg := landlock.V5.BestEffort()
-	if s.Network {
+	mode := netOff
+	switch {
+	case s.Network:
 		// Handle file-system rights only, so TCP stays open.
 		cfg = landlock.Config{HandledAccessFS: landlock.V5.HandledAccessFS}.BestEffort()
+		mode = netOn
+	case s.ProxyPort != 0:
+		// Allow-list mode: TCP connect to the proxy's port only, no TCP
+		// bind. Only an ABI that handles TCP does this; BestEffort would
+		// quietly drop the TCP rights on an older kernel, so check first.
+		v, err := llsys.LandlockGetABIVersion()
+		if err != nil || v < netAllowMinABI {
+			return fmt.Errorf("landlock: the network allow-list needs ABI %d, this kernel has %d", netAllowMinABI, v)
+		}
+		if s.ProxyPort < 1 || s.ProxyPort > 65535 {
+			return fmt.Errorf("bad proxy port %d", s.ProxyPort)
+		}
+		rules = append(rules, landlock.ConnectTCP(uint16(s.ProxyPort)))
+		mode = netProxyOnly
 	}
 	// Without network rules, a config that handles TCP (ABI 4+) refuses
 	// every TCP bind and connect: a second line behind seccomp.
@@ -131,7 +147,7 @@ func confine(s spec) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if err := installFilter(s.Network); err != nil {
+	if err := installFilter(mode); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil

@@ -78,9 +78,15 @@ type Root struct {
 // zero value is not useful. A Policy is immutable and safe for concurrent
 // use.
 type Policy struct {
-	Mode    Mode
+	Mode Mode
+	// Network: commands may open IPv4/IPv6 sockets to anywhere. False
+	// with NetAllow set means the allow-list mode.
 	Network bool
-	Require bool
+	// NetAllow is the network allow-list (settings sandbox.network.allow),
+	// normalized: commands reach only these hosts, through pi's proxy.
+	// Nil unless the network is in allow-list mode.
+	NetAllow []string
+	Require  bool
 	// PassEnv are provider-key variables the user lets commands see
 	// (settings sandbox.passEnv); pi leaves the others out.
 	PassEnv []string
@@ -98,6 +104,9 @@ type Policy struct {
 	DenyRead []Root
 
 	enforcement Enforcement
+	// proxy serves the allow-list mode; started by the first command
+	// that needs it, shared by the copies Narrow and Unconfined make.
+	proxy *netProxy
 	// cacheEnv points commands' build tools at the per-project caches
 	// (caches.go); workspace mode only.
 	cacheEnv []string
@@ -141,6 +150,9 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	if s.Network != nil {
 		p.Network = *s.Network
 	}
+	if s.NetAllow != nil {
+		p.Network, p.NetAllow = false, s.NetAllow
+	}
 	p.Require = s.Require
 	p.PassEnv = s.PassEnv
 	switch f := strings.ToLower(strings.TrimSpace(in.Flags.Mode)); f {
@@ -160,15 +172,15 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	switch strings.ToLower(strings.TrimSpace(in.Flags.Network)) {
 	case "":
 	case "on", "true", "yes", "allow":
-		p.Network = true
+		p.Network, p.NetAllow = true, nil
 	case "off", "false", "no", "deny":
-		p.Network = false
+		p.Network, p.NetAllow = false, nil
 	default:
 		return nil, fmt.Errorf("--sandbox-network: want on or off, not %q", in.Flags.Network)
 	}
 	if p.Mode == ModeOff {
 		p.Require = false
-		p.Network = true
+		p.Network, p.NetAllow = true, nil
 	} else {
 		p.Devices = devices
 	}
@@ -199,6 +211,9 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		p.DenyRead = denyReadRoots(in.Home, in.AgentDir, s)
 	}
 	p.enforcement = enf
+	if p.NetAllow != nil {
+		p.proxy = newNetProxy(p.NetAllow)
+	}
 	if p.Require && !p.Enforced() {
 		return nil, fmt.Errorf("%w: %s (asked for with --sandbox require or sandbox.require in settings)", ErrNotEnforced, enf.Reason)
 	}
@@ -298,11 +313,43 @@ func (p *Policy) Confined() bool {
 
 // Enforced reports whether the kernel can enforce this policy (always
 // true for mode off, which needs nothing).
-func (p *Policy) Enforced() bool { return p.Mode == ModeOff || p.Confined() }
+func (p *Policy) Enforced() bool {
+	return p.Mode == ModeOff || p.Confined() && p.netAllowError() == nil
+}
+
+// netAllowMinABI is the Landlock ABI that restricts TCP connect and bind.
+const netAllowMinABI = 4
+
+// netAllowError says why the allow-list mode cannot be enforced here; nil
+// in other modes and where it can. Commands do not run in allow-list
+// mode without it: running them with the network fully on would be the
+// opposite of what the user asked for.
+func (p *Policy) netAllowError() error {
+	if p.NetAllow == nil {
+		return nil
+	}
+	if !p.Confined() || p.enforcement.LandlockABI < netAllowMinABI {
+		return fmt.Errorf("the network allow-list (sandbox.network.allow) needs Landlock ABI %d or later (Linux 6.7) to hold commands to pi's proxy, and this system has %s; pi does not run commands in this mode here. Set \"network\" to true or false under \"sandbox\" in settings, or run with --sandbox-network on or off", netAllowMinABI, p.landlockText())
+	}
+	return nil
+}
+
+func (p *Policy) landlockText() string {
+	if p.enforcement.LandlockABI == 0 {
+		return "no Landlock"
+	}
+	if !p.Confined() {
+		return "no command confinement"
+	}
+	return fmt.Sprintf("ABI %d", p.enforcement.LandlockABI)
+}
 
 // Notice is the one-time diagnostic for the caller to print when the
 // policy asks for confinement the system cannot provide; empty otherwise.
 func (p *Policy) Notice() string {
+	if err := p.netAllowError(); err != nil {
+		return "sandbox: " + err.Error() + "."
+	}
 	if p.Enforced() {
 		return p.namespaceNotice()
 	}
@@ -356,5 +403,5 @@ func (p *Policy) Writable(resolved string) bool {
 // Unconfined returns a copy of p in mode off, for a command the user chose
 // to run outside the sandbox (once, or for a pattern) after a denial.
 func (p *Policy) Unconfined() *Policy {
-	return &Policy{Mode: ModeOff, Network: true, enforcement: p.enforcement}
+	return &Policy{Mode: ModeOff, Network: true, enforcement: p.enforcement, proxy: p.proxy}
 }

@@ -18,7 +18,10 @@ func (p *Policy) Narrow(roots []Root, network bool) *Policy {
 		return &n
 	}
 	n.Mode = ModeWorkspace
-	n.Network = network
+	// The server's own entry decides its network, on or off: the
+	// allow-list is bash's (an MCP server that needs the network usually
+	// needs its own service's hosts, which the entry names by allowing it).
+	n.Network, n.NetAllow = network, nil
 	n.Roots = nil
 	for _, r := range roots {
 		n.Roots = append(n.Roots, Root{Path: resolve(r.Path), Reason: r.Reason})

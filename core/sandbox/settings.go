@@ -14,7 +14,9 @@ import (
 //
 //	"sandbox": {
 //	  "mode": "workspace",          // or "read-only", "off"
-//	  "network": true,              // false (or "off") refuses IPv4/IPv6 sockets
+//	  "network": true,              // false (or "off") refuses IPv4/IPv6 sockets;
+//	                                // {"allow": ["github.com", "*.npmjs.org"]}
+//	                                // reaches only those hosts (netallow.go)
 //	  "require": false,             // true refuses to run unconfined
 //	  "writableRoots": ["~/.m2", "../shared"],
 //	  "protectedPaths": [".husky", "!.vscode"],
@@ -28,10 +30,13 @@ import (
 // directory. A leading "!" removes a path from the list (a default
 // included) instead of adding it.
 type Settings struct {
-	Mode          string `json:"mode,omitempty"`
-	Network       *bool  `json:"network,omitempty"`
-	Require       bool   `json:"require,omitempty"`
-	WritableRoots []Root `json:"writableRoots,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Network *bool  `json:"network,omitempty"`
+	// NetAllow is the network allow-list ({"allow": [...]}), normalized;
+	// non-nil only when the setting is an allow-list (Network is then nil).
+	NetAllow      []string `json:"-"`
+	Require       bool     `json:"require,omitempty"`
+	WritableRoots []Root   `json:"writableRoots,omitempty"`
 	// Protected are additions to (and, marked remove, removals from) the
 	// protected paths; Path is absolute or relative to the working tree.
 	Protected []Root `json:"protectedPaths,omitempty"`
@@ -80,10 +85,18 @@ func parseSettings(raw []byte, file, home string) (Settings, error) {
 		case json.Unmarshal(sj.Network, &b) == nil:
 		case json.Unmarshal(sj.Network, &str) == nil && (str == "on" || str == "off"):
 			b = str == "on"
+		case bytes.HasPrefix(sj.Network, []byte("{")):
+			allow, err := parseNetworkObject(sj.Network)
+			if err != nil {
+				return s, &badAllowListError{fmt.Errorf("%s: sandbox.network: %v; commands get no network until it is fixed", file, err)}
+			}
+			s.NetAllow = allow
 		default:
-			return s, fmt.Errorf("%s: sandbox.network: want true, false, \"on\" or \"off\"", file)
+			return s, fmt.Errorf("%s: sandbox.network: want true, false, \"on\", \"off\" or {\"allow\": [\"host\", ...]}", file)
 		}
-		s.Network = &b
+		if s.NetAllow == nil {
+			s.Network = &b
+		}
 	}
 	if sj.Require != nil {
 		s.Require = *sj.Require
@@ -127,6 +140,31 @@ func parseSettings(raw []byte, file, home string) (Settings, error) {
 	return s, nil
 }
 
+// badAllowListError marks a sandbox.network allow-list pi cannot read.
+type badAllowListError struct{ error }
+
+func (e *badAllowListError) Unwrap() error { return e.error }
+
+// parseNetworkObject reads {"allow": [...]}, refusing other keys.
+func parseNetworkObject(raw json.RawMessage) ([]string, error) {
+	var obj struct {
+		Allow *[]string `json:"allow"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj.Allow == nil {
+		return nil, errors.New("an object needs \"allow\": a list of host names")
+	}
+	list, err := parseAllowList(*obj.Allow)
+	if err != nil {
+		return nil, fmt.Errorf("allow: %v", err)
+	}
+	return list, nil
+}
+
 func expandPath(p, dir, home string) (string, error) {
 	switch {
 	case p == "":
@@ -146,13 +184,21 @@ func expandPath(p, dir, home string) (string, error) {
 }
 
 // Merge layers over on top of s: scalars that over sets win, writable
-// roots add up.
+// roots add up. The network setting is one value: a later file's true or
+// false replaces an allow-list, and an allow-list replaces true or false;
+// two allow-lists add up, like the writable roots (a trusted project can
+// already set "network": true, so adding hosts gives it nothing more).
 func (s Settings) Merge(over Settings) Settings {
 	if over.Mode != "" {
 		s.Mode = over.Mode
 	}
-	if over.Network != nil {
-		s.Network = over.Network
+	switch {
+	case over.NetAllow != nil && s.NetAllow != nil:
+		s.NetAllow = appendNew(append([]string(nil), s.NetAllow...), over.NetAllow)
+	case over.NetAllow != nil:
+		s.Network, s.NetAllow = nil, over.NetAllow
+	case over.Network != nil:
+		s.Network, s.NetAllow = over.Network, nil
 	}
 	if over.Require {
 		s.Require = true
@@ -162,6 +208,20 @@ func (s Settings) Merge(over Settings) Settings {
 	s.DenyRead = append(append([]Root(nil), s.DenyRead...), over.DenyRead...)
 	s.PassEnv = append(append([]string(nil), s.PassEnv...), over.PassEnv...)
 	return s
+}
+
+// appendNew appends the strings of add that list lacks.
+func appendNew(list, add []string) []string {
+	for _, a := range add {
+		found := false
+		for _, l := range list {
+			found = found || l == a
+		}
+		if !found {
+			list = append(list, a)
+		}
+	}
+	return list
 }
 
 // LoadSettings merges the "sandbox" values of the settings files, as the
@@ -175,6 +235,13 @@ func LoadSettings(values []settings.Value, home string) (Settings, []error) {
 		s, err := parseSettings(v.Raw, v.File, home)
 		if err != nil {
 			errs = append(errs, err)
+			var bad *badAllowListError
+			if errors.As(err, &bad) {
+				// Fail closed: a mistyped allow-list must not leave the
+				// network fully on (the default).
+				off := false
+				out = out.Merge(Settings{Network: &off})
+			}
 			continue
 		}
 		out = out.Merge(s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 )
@@ -23,6 +24,9 @@ type spec struct {
 	Create  []cacheDir `json:"create,omitempty"`
 	Devices []string   `json:"devices,omitempty"`
 	Network bool       `json:"network"`
+	// ProxyPort, in allow-list mode, is the only TCP port the command may
+	// connect to (pi's proxy on loopback); no TCP bind, no UDP.
+	ProxyPort int `json:"proxyPort,omitempty"`
 	// Namespace: the helper runs in its own user and mount namespace and
 	// makes ReadOnly read-only and Hide unreadable there (mountns_linux.go).
 	Namespace bool     `json:"namespace,omitempty"`
@@ -59,6 +63,59 @@ func (p *Policy) spec() spec {
 	return s
 }
 
+// commandSpec is the helper's spec for a bash command, with the
+// environment the command needs on top of its own: in allow-list mode it
+// starts the proxy (the first time) and points the command at it. It
+// fails, and the command must not run, when the allow-list cannot be
+// enforced or its proxy cannot start.
+func (p *Policy) commandSpec() (spec, []string, error) {
+	sp := p.spec()
+	if p.NetAllow == nil {
+		return sp, nil, nil
+	}
+	if err := p.netAllowError(); err != nil {
+		return sp, nil, errors.New("sandbox: " + err.Error())
+	}
+	if p.proxy == nil {
+		return sp, nil, errors.New("sandbox: the network allow-list has no proxy (a policy not made by Build)")
+	}
+	port, addr, err := p.proxy.port()
+	if err != nil {
+		return sp, nil, fmt.Errorf("sandbox: %w; not running the command", err)
+	}
+	sp.ProxyPort = port
+	return sp, proxyEnv(addr), nil
+}
+
+// NetworkPolicy names the network mode: "on", "off" or "allow-list".
+func (p *Policy) NetworkPolicy() string {
+	switch {
+	case p.NetAllow != nil:
+		return "allow-list"
+	case p.Network:
+		return "on"
+	}
+	return "off"
+}
+
+// ProxyAddr is the allow-list proxy's address (127.0.0.1:PORT) once a
+// command started it, "" before and in other modes.
+func (p *Policy) ProxyAddr() string {
+	if p.proxy == nil {
+		return ""
+	}
+	return p.proxy.running()
+}
+
+// Close stops what the policy started for the run (the allow-list proxy).
+// Commands that still run lose their connections.
+func (p *Policy) Close() error {
+	if p == nil || p.proxy == nil {
+		return nil
+	}
+	return p.proxy.close()
+}
+
 // Shell starts bash commands under a policy. Exe is the pi executable
 // (os.Executable()), which must call [RunHelper] when its first argument
 // is [HelperArg]; the helper built beside it ([HelperName]) runs instead
@@ -90,20 +147,31 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 	// not do.
 	var cmd *exec.Cmd
 	if s.Policy == nil || !s.Policy.Confined() {
+		if s.Policy != nil {
+			if err := s.Policy.netAllowError(); err != nil {
+				// Fail closed: never run a command with the network fully
+				// on when the user asked for an allow-list.
+				return nil, errors.New("sandbox: " + err.Error())
+			}
+		}
 		cmd = exec.Command(bash, "-c", script)
 	} else {
 		if s.Exe == "" {
 			return nil, errors.New("sandbox: no pi executable to start the confining helper")
 		}
-		var err error
-		if cmd, err = helperCommand(s.Exe, s.Policy.spec(), bash, "-c", script); err != nil {
+		sp, extra, err := s.Policy.commandSpec()
+		if err != nil {
 			return nil, err
 		}
-		if len(s.Policy.cacheEnv) > 0 {
+		if cmd, err = helperCommand(s.Exe, sp, bash, "-c", script); err != nil {
+			return nil, err
+		}
+		extra = append(extra, s.Policy.cacheEnv...)
+		if len(extra) > 0 {
 			if env == nil {
 				env = os.Environ()
 			}
-			env = append(env[:len(env):len(env)], s.Policy.cacheEnv...)
+			env = append(env[:len(env):len(env)], extra...)
 		}
 	}
 	cmd.Dir = dir

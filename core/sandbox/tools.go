@@ -65,11 +65,32 @@ func (p *Policy) AnnotateBash(tools []tool.Tool) []tool.Tool {
 		}
 		run := out[i].Run
 		out[i].Run = func(ctx context.Context, call tool.Call, update tool.Update) (tool.Result, error) {
+			mark := 0
+			if p.proxy != nil {
+				mark = p.proxy.mark()
+			}
 			res, err := run(ctx, call, update)
-			if err == nil && res.IsError {
-				if note := p.Explain(res.Text(), 1); note != "" {
+			var refused []refusal
+			if p.proxy != nil {
+				// Hosts the proxy refused while the command ran (another
+				// command running at the same time may add its own).
+				refused = p.proxy.refusedSince(mark)
+			}
+			switch {
+			case err == nil && res.IsError:
+				if note := p.Explain(res.Text(), 1); note != "" || len(refused) > 0 {
+					if len(refused) > 0 {
+						// The recorded refusals name the hosts even when
+						// the program's message does not (curl prints only
+						// "CONNECT tunnel failed, response 403").
+						note = p.explainWith(res.Text(), refused)
+					}
 					res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: note})
 				}
+			case err == nil && len(refused) > 0:
+				// A program may carry on after a refused request (curl
+				// without -f exits 0 on a 403): the result still says.
+				res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: p.netAllowNote(res.Text(), refused)})
 			}
 			if err == nil && p.Confined() && len(p.missing) > 0 {
 				if note := p.sweepCreated(); note != "" {

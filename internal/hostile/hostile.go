@@ -14,6 +14,11 @@ const InjectTTY = "__hostile-inject-tty"
 // or the error.
 const OpenSockets = "__hostile-open-sockets"
 
+// NetProbe is the argument that makes a test binary try to reach the
+// network around a proxy: pairs of "tcp|udp|fastopen IP:PORT", printing
+// "KIND ADDR: ok" or the error for each.
+const NetProbe = "__hostile-net-probe"
+
 // Main runs the hostile program args[0] names with the rest as its
 // arguments and returns its exit status; ok is false when args name none.
 func Main(args []string, stdout io.Writer) (status int, ok bool) {
@@ -25,6 +30,8 @@ func Main(args []string, stdout io.Writer) (status int, ok bool) {
 		return injectTTY(args[1:], stdout), true
 	case OpenSockets:
 		return openSockets(args[1:], stdout), true
+	case NetProbe:
+		return netProbe(args[1:], stdout), true
 	}
 	return 0, false
 }
