@@ -106,7 +106,15 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		return nil, err
 	}
 	closers = append(closers, func() { _ = policy.Close() }) // the allow-list proxy, if it started
-	if n := policy.Notice(); n != "" {
+	// Whether commands get mount namespaces takes a fork of pi to find
+	// out; outside the interactive session (whose screen owns the
+	// terminal once it starts) that notice waits for the first confined
+	// command, so a run that starts none does not pay for the probe.
+	var later func(string)
+	if !a.wantsUI(r) {
+		later = func(n string) { fmt.Fprintf(a.stderr, "pi: %s\n", n) }
+	}
+	if n := policy.Notices(later); n != "" {
 		fmt.Fprintf(a.stderr, "pi: %s\n", n)
 	}
 	exe, err := os.Executable()

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Mode says what confined commands may write.
@@ -75,7 +77,8 @@ type Root struct {
 }
 
 // Policy is the effective sandbox for a run. Build it with [Build]; the
-// zero value is not useful. A Policy is immutable and safe for concurrent
+// zero value is not useful. A Policy is immutable (but for finding out, on
+// first need, whether commands get mount namespaces) and safe for concurrent
 // use.
 type Policy struct {
 	Mode Mode
@@ -107,6 +110,12 @@ type Policy struct {
 	// proxy serves the allow-list mode; started by the first command
 	// that needs it, shared by the copies Narrow and Unconfined make.
 	proxy *netProxy
+	// ns, when set, finds enforcement.MountNS on first need: the probe
+	// starts a process in new namespaces, a full fork of pi (Go cannot
+	// vfork with CLONE_NEWUSER), which cost a run of `pi -p` that starts no
+	// command more than half its CPU. [Build] sets it; copies of the policy
+	// ([Policy.Narrow], [Policy.Unconfined]) share it. See mountNS.
+	ns *nsProbe
 	// cacheEnv points commands' build tools at the per-project caches
 	// (caches.go); workspace mode only.
 	cacheEnv []string
@@ -134,7 +143,11 @@ var ErrNotEnforced = errors.New("the sandbox cannot be enforced here")
 // fails with an error wrapping [ErrNotEnforced]. Otherwise the caller
 // prints [Policy.Notice] once, if it is not empty.
 func Build(in Inputs) (*Policy, error) {
-	return build(in, Probe())
+	p, err := build(in, probeKernel())
+	if p != nil {
+		p.ns = &nsProbe{probe: mountNSWorks}
+	}
+	return p, err
 }
 
 func build(in Inputs, enf Enforcement) (*Policy, error) {
@@ -220,6 +233,16 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	return p, nil
 }
 
+// nsProbe is the lazily made mount-namespace probe of a policy and the
+// notice waiting for it.
+type nsProbe struct {
+	probe func() bool
+	// late is called once with the namespace notice when the probe is
+	// made after [Policy.Notices] (nil: nobody waits for it).
+	late atomic.Pointer[func(string)]
+	once sync.Once
+}
+
 // alwaysCreate marks a root the helper creates whatever is installed.
 const alwaysCreate = "-"
 
@@ -301,7 +324,31 @@ func within(path, root string) bool {
 }
 
 // Enforcement is what this system can enforce, from [Probe].
-func (p *Policy) Enforcement() Enforcement { return p.enforcement }
+// It probes for mount namespaces if no command has yet.
+func (p *Policy) Enforcement() Enforcement {
+	e := p.enforcement
+	e.MountNS = p.mountNS()
+	return e
+}
+
+// mountNS reports whether commands can get a user and mount namespace of
+// their own, probing the kernel the first time it is asked (from the first
+// confined command's spec, or [Policy.Enforcement] and [Policy.Notice]).
+// A probe made after [Policy.Notices] deferred the notice delivers it.
+func (p *Policy) mountNS() bool {
+	if p.ns == nil {
+		return p.enforcement.MountNS
+	}
+	ok := p.ns.probe()
+	if fn := p.ns.late.Load(); fn != nil {
+		p.ns.once.Do(func() {
+			if n := p.namespaceNoticeFor(ok); n != "" {
+				(*fn)(n)
+			}
+		})
+	}
+	return ok
+}
 
 // Confined reports whether bash commands run through the helper: the mode
 // is not off and the kernel has Landlock and seccomp (the seccomp filter
@@ -356,6 +403,23 @@ func (p *Policy) Notice() string {
 	return fmt.Sprintf("sandbox: %s; commands run unconfined (the file tools still check the %s policy). Use --sandbox require to refuse to run instead.", p.enforcement.Reason, p.Mode)
 }
 
+// Notices is [Policy.Notice] for a caller that need not know at once
+// whether commands get mount namespaces, which takes a fork of pi to find
+// out: it returns what can be said without that probe, and calls later,
+// once, with the namespace notice when the first confined command (or
+// anything else) makes the probe and it fails. A run that starts no
+// command never probes. later must be safe to call from any goroutine.
+func (p *Policy) Notices(later func(string)) string {
+	if !p.Enforced() {
+		return p.Notice()
+	}
+	if later == nil || p.ns == nil {
+		return p.namespaceNotice()
+	}
+	p.ns.late.Store(&later)
+	return ""
+}
+
 // ErrOutside is wrapped by CheckWrite's errors.
 var ErrOutside = errors.New("outside the sandbox's writable roots")
 
@@ -403,5 +467,5 @@ func (p *Policy) Writable(resolved string) bool {
 // Unconfined returns a copy of p in mode off, for a command the user chose
 // to run outside the sandbox (once, or for a pattern) after a denial.
 func (p *Policy) Unconfined() *Policy {
-	return &Policy{Mode: ModeOff, Network: true, enforcement: p.enforcement, proxy: p.proxy}
+	return &Policy{Mode: ModeOff, Network: true, enforcement: p.enforcement, proxy: p.proxy, ns: p.ns}
 }

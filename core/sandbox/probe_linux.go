@@ -8,7 +8,15 @@ import (
 )
 
 func probe() Enforcement {
-	e := Enforcement{OS: "linux", Seccomp: seccomp.Supported(), MountNS: mountNSWorks()}
+	e := probeKernel()
+	e.MountNS = mountNSWorks()
+	return e
+}
+
+// probeKernel is probe without MountNS, which costs a fork of pi (see
+// [Policy.mountNS]).
+func probeKernel() Enforcement {
+	e := Enforcement{OS: "linux", Seccomp: seccomp.Supported()}
 	v, err := llsys.LandlockGetABIVersion()
 	if err == nil && v > 0 {
 		e.LandlockABI = v

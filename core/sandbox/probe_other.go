@@ -7,3 +7,8 @@ import "runtime"
 func probe() Enforcement {
 	return Enforcement{OS: runtime.GOOS, Reason: "command confinement is implemented on Linux only (Landlock and seccomp); on " + runtime.GOOS + " pi cannot confine bash"}
 }
+
+func probeKernel() Enforcement { return probe() }
+
+// mountNSWorks: mount namespaces are Linux only.
+func mountNSWorks() bool { return false }

@@ -345,7 +345,15 @@ func (p *Policy) denyReadNote(output string) string {
 // cannot get a mount namespace: the protected paths and the read deny
 // list then hold for the file tools only.
 func (p *Policy) namespaceNotice() string {
-	if !p.Confined() || p.enforcement.MountNS || len(p.Protected) == 0 && len(p.DenyRead) == 0 {
+	if !p.Confined() || len(p.Protected) == 0 && len(p.DenyRead) == 0 {
+		return ""
+	}
+	return p.namespaceNoticeFor(p.mountNS())
+}
+
+// namespaceNoticeFor is namespaceNotice once the probe said ns.
+func (p *Policy) namespaceNoticeFor(ns bool) string {
+	if !p.Confined() || ns || len(p.Protected) == 0 && len(p.DenyRead) == 0 {
 		return ""
 	}
 	return "sandbox: this system does not let pi start commands in a user and mount namespace of their own (unprivileged user namespaces are off), so commands can still write the protected paths (.git/hooks, .pi, ...) and read the read deny list (~/.ssh, ...); the file tools refuse both. Run pi in a container or as a separate user if that matters."

@@ -210,3 +210,42 @@ func TestNoticeWithoutMountNamespace(t *testing.T) {
 		t.Errorf("spec %+v", s)
 	}
 }
+
+// Finding out whether commands get mount namespaces forks pi; a run that
+// starts no command must not pay for it. The probe waits for the first
+// command's spec, and the notice that depends on it (Notices) comes then,
+// once; Notice and Enforcement still answer at once when asked.
+func TestMountNamespaceProbedOnFirstCommand(t *testing.T) {
+	for _, works := range []bool{true, false} {
+		probes := 0
+		kernel := full
+		kernel.MountNS = false // unknown until probed
+		p, err := build(Inputs{Cwd: "/w", Tmp: "/tmp", Home: "/home/u"}, kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.ns = &nsProbe{probe: func() bool { probes++; return works }}
+		var late []string
+		if n := p.Notices(func(n string) { late = append(late, n) }); n != "" {
+			t.Errorf("works=%v: notice before any command: %q", works, n)
+		}
+		_ = p.Unconfined().Narrow(nil, false) // copies share the probe and make none
+		if probes != 0 {
+			t.Fatalf("works=%v: probed %d times before any command", works, probes)
+		}
+		for range 2 {
+			if s := p.spec(); s.Namespace != works {
+				t.Errorf("works=%v: spec.Namespace = %v", works, s.Namespace)
+			}
+		}
+		if probes == 0 {
+			t.Fatalf("works=%v: the first command did not probe", works)
+		}
+		if works && len(late) != 0 || !works && (len(late) != 1 || !strings.Contains(late[0], "namespace")) {
+			t.Errorf("works=%v: late notices %q", works, late)
+		}
+		if p.Enforcement().MountNS != works {
+			t.Errorf("works=%v: Enforcement().MountNS = %v", works, !works)
+		}
+	}
+}

@@ -45,7 +45,7 @@ type cacheDir struct {
 
 func (p *Policy) spec() spec {
 	s := spec{Stamp: buildStamp, Devices: p.Devices, Network: p.Network}
-	if p.enforcement.MountNS && (len(p.Protected) > 0 || len(p.DenyRead) > 0) {
+	if (len(p.Protected) > 0 || len(p.DenyRead) > 0) && p.mountNS() {
 		s.Namespace = true
 		for _, r := range p.Protected {
 			s.ReadOnly = append(s.ReadOnly, r.Path)
