@@ -12,8 +12,9 @@ import (
 // protected paths and the read deny list: /plain runs `bash -c true`
 // unconfined, /landlock through the helper without a mount namespace (no
 // protected or hidden paths), /namespace with the default lists and the
-// paths present (so every bind and tmpfs mount happens), and /command
-// only builds the command (the parent's share: the policy as JSON).
+// paths present (so every bind and tmpfs mount happens), /allowlist the
+// same with the network allow-list, and /command and /allowlist-command
+// only build the command (the parent's share: the policy as JSON).
 func BenchmarkHelperSetup(b *testing.B) {
 	home := b.TempDir()
 	tree := filepath.Join(home, "proj")
@@ -30,8 +31,8 @@ func BenchmarkHelperSetup(b *testing.B) {
 	os.WriteFile(filepath.Join(tree, ".git", "config"), []byte("[core]\n"), 0o644)
 	os.WriteFile(filepath.Join(home, ".netrc"), nil, 0o600)
 	exe, _ := os.Executable()
-	build := func(mode string) *Policy {
-		p, err := Build(Inputs{Flags: Flags{Mode: mode}, Cwd: tree, Tmp: os.TempDir(), Home: home, AgentDir: filepath.Join(home, ".pi", "agent")})
+	build := func(mode string, allow ...string) *Policy {
+		p, err := Build(Inputs{Flags: Flags{Mode: mode}, Settings: Settings{NetAllow: allow}, Cwd: tree, Tmp: os.TempDir(), Home: home, AgentDir: filepath.Join(home, ".pi", "agent")})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,12 +63,23 @@ func BenchmarkHelperSetup(b *testing.B) {
 	b.Run("plain", func(b *testing.B) { run(b, build("off")) })
 	b.Run("landlock", func(b *testing.B) { run(b, ll) })
 	b.Run("namespace", func(b *testing.B) { run(b, ns) })
-	b.Run("command", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := (Shell{Policy: ns, Exe: exe}).Command(context.Background(), "true", tree, nil); err != nil {
-				b.Fatal(err)
+	// /allowlist is /namespace with the network allow-list: the proxy's
+	// port in Landlock, the stricter socket filter and the proxy
+	// variables (the proxy itself starts once, before the loop).
+	al := build("workspace", "example.com")
+	if !al.Enforced() {
+		b.Skip("no Landlock ABI 4 here")
+	}
+	b.Run("allowlist", func(b *testing.B) { run(b, al) })
+	for name, p := range map[string]*Policy{"command": ns, "allowlist-command": al} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := (Shell{Policy: p, Exe: exe}).Command(context.Background(), "true", tree, nil); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
+	al.Close()
 }

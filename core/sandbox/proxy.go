@@ -46,6 +46,8 @@ type netProxy struct {
 	ln      net.Listener
 	srv     *http.Server
 	closed  bool
+	portNum int       // the listener's port, once started
+	env     []string  // proxyEnv of the listener, once started
 	refused []refusal // in order; capped at maxRefusals
 	nRefuse int       // refusals ever, for marks beyond the cap
 }
@@ -120,15 +122,23 @@ func (x *netProxy) running() string {
 	return x.ln.Addr().String()
 }
 
-// port is the proxy's TCP port, starting it when needed.
-func (x *netProxy) port() (int, string, error) {
+// port is the proxy's TCP port and the environment that points commands
+// at it, starting it when needed; both are computed once.
+func (x *netProxy) port() (int, []string, error) {
 	a, err := x.addr()
 	if err != nil {
-		return 0, "", err
+		return 0, nil, err
 	}
-	_, ps, _ := net.SplitHostPort(a)
-	p, err := strconv.Atoi(ps)
-	return p, a, err
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.env == nil {
+		_, ps, _ := net.SplitHostPort(a)
+		if x.portNum, err = strconv.Atoi(ps); err != nil {
+			return 0, nil, err
+		}
+		x.env = proxyEnv(a)
+	}
+	return x.portNum, x.env, nil
 }
 
 // close stops the proxy and the connections it serves.

@@ -79,12 +79,13 @@ func (p *Policy) commandSpec() (spec, []string, error) {
 	if p.proxy == nil {
 		return sp, nil, errors.New("sandbox: the network allow-list has no proxy (a policy not made by Build)")
 	}
-	port, addr, err := p.proxy.port()
+	port, env, err := p.proxy.port()
 	if err != nil {
 		return sp, nil, fmt.Errorf("sandbox: %w; not running the command", err)
 	}
 	sp.ProxyPort = port
-	return sp, proxyEnv(addr), nil
+	// A copy: the caller appends to it.
+	return sp, append([]string(nil), env...), nil
 }
 
 // NetworkPolicy names the network mode: "on", "off" or "allow-list".
