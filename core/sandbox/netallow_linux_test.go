@@ -105,6 +105,11 @@ func TestNetAllowHolds(t *testing.T) {
 			t.Errorf("result lacks %q:\n%s", want, out)
 		}
 	}
+	// A failed call: the note comes with the error, once.
+	out, code := run(t, p, w.tree, "curl -sS --max-time 30 https://blocked-again.test/")
+	if code != 1 || strings.Count(out, "host blocked-again.test is refused by the network allow-list") != 1 || strings.Contains(out, "blocked-tls.test") {
+		t.Errorf("failed call: exit %d\n%s", code, out)
+	}
 	if n := tcpConns.Load(); n != 0 {
 		t.Errorf("%d direct TCP connection(s) got past the proxy", n)
 	}

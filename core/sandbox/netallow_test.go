@@ -233,3 +233,27 @@ func TestBadAllowListFailsClosed(t *testing.T) {
 		t.Errorf("merged %+v, want the network off", s)
 	}
 }
+
+func TestNetAllowNote(t *testing.T) {
+	p, err := build(Inputs{Settings: Settings{NetAllow: []string{"github.com"}}, Cwd: "/w"}, Enforcement{OS: "linux", LandlockABI: 7, Seccomp: true, MountNS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "pi sandbox: host evil.test is refused by the network allow-list: not on the list (settings sandbox.network.allow)"
+	if n := p.Explain(body, 22); !strings.Contains(n, "host evil.test is refused") || !strings.Contains(n, "github.com") {
+		t.Errorf("403 body: %q", n)
+	}
+	if n := p.Explain("curl: (6) Could not resolve host: example.com", 6); !strings.Contains(n, "ignores the proxy") {
+		t.Errorf("a program around the proxy: %q", n)
+	}
+	if n := p.Explain("make: *** [all] Error 2", 2); n != "" {
+		t.Errorf("unrelated failure: %q", n)
+	}
+	n := p.netAllowNote("", []refusal{{"gh.example", "it resolves to 10.0.0.1, a local address, which only an entry naming the host exactly allows"}, {"gh.example", reasonNotListed}})
+	if strings.Count(n, "gh.example is refused") != 1 || !strings.Contains(n, "10.0.0.1") {
+		t.Errorf("recorded refusals: %q", n)
+	}
+	if n := p.Explain(n, 1); !strings.Contains(n, "gh.example") {
+		t.Errorf("the note read back (as pi's denial record does): %q", n)
+	}
+}

@@ -117,6 +117,27 @@ func TestProxyConnect(t *testing.T) {
 			t.Errorf("CONNECT %s: recorded %v", tt.target, r)
 		}
 	}
+	// The request line decides, not a Host header that names a listed
+	// host, and user info cannot smuggle one in.
+	for _, raw := range []string{
+		"CONNECT other.test:" + port + " HTTP/1.1\r\nHost: allowed.test:" + port + "\r\n\r\n",
+		"CONNECT allowed.test@other.test:" + port + " HTTP/1.1\r\nHost: allowed.test\r\n\r\n",
+		"GET http://other.test:" + port + "/ HTTP/1.1\r\nHost: allowed.test:" + port + "\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, raw)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%q: %s, want 403", raw, resp.Status)
+		}
+	}
 	// A host listed exactly may be local (the user said so).
 	if status, c, _ := connect(t, addr, "localhost:"+port); c == nil {
 		t.Errorf("CONNECT to localhost, listed exactly: %s", status)
