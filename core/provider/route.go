@@ -249,7 +249,9 @@ func (r Route) affinity(h http.Header, sessionID string) {
 		return
 	}
 	switch r.API {
-	case APIOpenAIResponses, APIAzureOpenAIResponses:
+	case APIOpenAIResponses:
+		// Not Azure: the established harness's Azure client sends the
+		// session only as prompt_cache_key.
 	case APIOpenAICompletions:
 		if !r.Compat.SendSessionAffinity {
 			return
