@@ -39,7 +39,7 @@ func subcommands() []subcommand {
 		{"uninstall", "", (*app).cmdRemove},
 		{"update", "pi update [NAME] [-l] [-y]    fetch installed packages again; a changed module needs its grant again", (*app).cmdUpdate},
 		{"list", "pi list [--json]              installed packages, their sources and pinned hashes", (*app).cmdList},
-		{"config", "", notYet("config", "edit settings.json; pi resources shows the settings in force")},
+		{"config", "pi config [enable|disable NAME]  list skills, prompt templates and extensions; turn one on or off", (*app).cmdConfig},
 		{"mcp", "pi mcp add|remove|list|get|check  MCP servers in mcp.json: edit, connect and list, show one, its sandbox", (*app).cmdMCP},
 		{"auth", "pi auth login|logout|status   store an API key in auth.json, remove it, list what is stored", (*app).cmdAuth},
 	}

@@ -60,6 +60,10 @@ type Loaded struct {
 
 	Skills    []Skill    `json:"skills"`
 	Templates []Template `json:"templates"`
+	// DisabledSkills and DisabledTemplates were found but turned off by a
+	// settings filter ("-path", "!glob"); pi config lists them.
+	DisabledSkills    []Skill    `json:"-"`
+	DisabledTemplates []Template `json:"-"`
 
 	Settings Settings `json:"settings"`
 	// Values is the settings model of this load: every key of the
@@ -196,6 +200,8 @@ func Load(cfg Config) (*Loaded, error) {
 	for _, s := range skills {
 		if enabled(s.FilePath, merged.SkillFilters) {
 			l.Skills = append(l.Skills, s)
+		} else {
+			l.DisabledSkills = append(l.DisabledSkills, s)
 		}
 	}
 	templates, d := findTemplates(templateSearch{
@@ -208,6 +214,8 @@ func Load(cfg Config) (*Loaded, error) {
 	for _, t := range templates {
 		if enabled(t.FilePath, merged.PromptFilters) {
 			l.Templates = append(l.Templates, t)
+		} else {
+			l.DisabledTemplates = append(l.DisabledTemplates, t)
 		}
 	}
 
