@@ -22,7 +22,7 @@ type sandboxFlags struct {
 
 func (s *sandboxFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.mode, "sandbox", "", "confine bash: workspace (default), read-only, off, or require (refuse to run unconfined)")
-	fs.StringVar(&s.network, "sandbox-network", "", "on or off: whether confined commands may use the network")
+	fs.StringVar(&s.network, "sandbox-network", "", "on or off: whether confined commands may use the network (either replaces a network allow-list from settings)")
 }
 
 // buildPolicy is the effective sandbox policy for a run in cwd: flags over

@@ -152,6 +152,9 @@ func TestBuildNetAllow(t *testing.T) {
 			t.Errorf("--sandbox-network %s over an allow-list: %s", flag, p.NetworkPolicy())
 		}
 	}
+	if _, err := build(Inputs{Settings: s, Flags: Flags{Network: "allow"}}, enf); err == nil || !strings.Contains(err.Error(), "in settings") {
+		t.Errorf("--sandbox-network allow: %v", err)
+	}
 	if p, _ := build(Inputs{Settings: s, Flags: Flags{Mode: "off"}}, enf); p.NetworkPolicy() != "on" {
 		t.Errorf("mode off: network %s", p.NetworkPolicy())
 	}

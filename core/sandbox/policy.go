@@ -184,8 +184,12 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	}
 	switch strings.ToLower(strings.TrimSpace(in.Flags.Network)) {
 	case "":
-	case "on", "true", "yes", "allow":
+	case "on", "true", "yes":
 		p.Network, p.NetAllow = true, nil
+	case "allow", "allow-list", "allowlist":
+		// Once a spelling of "on"; now that "allow" names the allow-list
+		// it would widen the network for a user who meant the list.
+		return nil, fmt.Errorf("--sandbox-network: want on or off, not %q (the network allow-list is set in settings: \"sandbox\": {\"network\": {\"allow\": [...]}})", in.Flags.Network)
 	case "off", "false", "no", "deny":
 		p.Network, p.NetAllow = false, nil
 	default:
