@@ -155,49 +155,55 @@ func anthropicObject(route Route, req Request) (*object, error) {
 	body := anthropicBody{Model: model, MaxTokens: outputCap(route, req), Stream: req.Stream}
 	var system strings.Builder
 	msgs := closeToolCalls(req.Messages)
-	for i := 0; i < len(msgs); i++ {
-		m := msgs[i]
-		var content any
-		role := m.Role
-		switch m.Role {
-		case RoleSystem:
-			if m.Content != "" {
-				if system.Len() > 0 {
-					system.WriteString("\n\n")
-				}
-				system.WriteString(m.Content)
-			}
-			continue
-		case RoleUser:
-			if m.Parts == nil {
-				if strings.TrimSpace(m.Content) != "" {
-					content = m.Content
-				}
-			} else if blocks := anthropicParts(m.Parts); len(blocks) > 0 {
-				content = blocks
-			}
-		case RoleAssistant:
-			if blocks := anthropicAssistant(m); len(blocks) > 0 {
-				content = blocks
-			}
-		case RoleTool:
-			j := i
-			for j < len(msgs) && msgs[j].Role == RoleTool {
-				j++
-			}
-			content, role = anthropicToolResults(msgs[i:j]), RoleUser
-			i = j - 1
-		}
-		if content == nil {
-			continue
-		}
-		if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == role {
-			body.Messages[n-1].Content = mergeContent(body.Messages[n-1].Content, content)
-			continue
-		}
-		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: content})
+	// Each wire message is a group of messages: one that sends something
+	// and the ones after it that merge into it (same role; tool results
+	// are the user's) or send nothing (system text goes to "system").
+	// A group's encoding is kept in its first message's Memo and reused
+	// while the same messages follow; the last one is encoded each time,
+	// as it carries the cache breakpoint.
+	last := len(msgs) - 1
+	for last >= 0 && (msgs[last].Role == RoleSystem || anthropicSendsNothing(msgs[last])) {
+		last--
 	}
-	if len(body.Messages) == 0 {
+	encoded := make([][]byte, 0, len(msgs))
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		if m.Role == RoleSystem || anthropicSendsNothing(m) {
+			addSystem(&system, m)
+			i++
+			continue
+		}
+		role := anthropicRole(m)
+		j := i + 1
+		for j < len(msgs) && (msgs[j].Role == RoleSystem || anthropicSendsNothing(msgs[j]) || anthropicRole(msgs[j]) == role) {
+			addSystem(&system, msgs[j])
+			j++
+		}
+		group := msgs[i:j]
+		if j <= last {
+			if enc, ok := m.Memo.formGroup(shapeAnthropic, group[1:]); ok {
+				encoded = append(encoded, enc)
+				i = j
+				continue
+			}
+		}
+		wm := anthropicGroup(group)
+		if j > last && cache != nil {
+			one := []anthropicMessage{wm}
+			markLastUserMessage(one, cache)
+			wm = one[0]
+		}
+		b, err := encodeJSON(wm)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", route.label(), err)
+		}
+		if j <= last && !groupHasImage(group) {
+			m.Memo.keepGroup(shapeAnthropic, b, group[1:])
+		}
+		encoded = append(encoded, b)
+		i = j
+	}
+	if len(encoded) == 0 {
 		return nil, fmt.Errorf("%s: request has no non-empty user or assistant message", route.label())
 	}
 	if system.Len() > 0 {
@@ -213,9 +219,6 @@ func anthropicObject(route Route, req Request) (*object, error) {
 	}
 	if n := len(body.Tools); n > 0 {
 		body.Tools[n-1].CacheControl = cache
-	}
-	if cache != nil {
-		markLastUserMessage(body.Messages, cache)
 	}
 	// The members in the order of anthropicBody's fields (its wire order).
 	o := &object{members: make([]member, 0, 8)}
@@ -236,14 +239,6 @@ func anthropicObject(route Route, req Request) (*object, error) {
 			return nil, err
 		}
 	}
-	encoded := make([][]byte, 0, len(body.Messages))
-	for _, m := range body.Messages {
-		b, err := encodeJSON(m)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", route.label(), err)
-		}
-		encoded = append(encoded, b)
-	}
 	o.setList("messages", encoded)
 	if body.Stream {
 		o.set("stream", json.RawMessage("true"))
@@ -254,6 +249,97 @@ func anthropicObject(route Route, req Request) (*object, error) {
 		}
 	}
 	return o, nil
+}
+
+// anthropicRole is the role m is sent in: tool results go as the user's.
+func anthropicRole(m Message) string {
+	if m.Role == RoleTool {
+		return RoleUser
+	}
+	return m.Role
+}
+
+// anthropicSendsNothing reports whether m, not a system message, is left
+// out of the body: blank text, no images, no thinking, no calls.
+func anthropicSendsNothing(m Message) bool {
+	switch m.Role {
+	case RoleUser:
+		if m.Parts == nil {
+			return strings.TrimSpace(m.Content) == ""
+		}
+		for _, p := range m.Parts {
+			if p.Type != PartText || strings.TrimSpace(p.Text) != "" {
+				return false
+			}
+		}
+		return true
+	case RoleAssistant:
+		return strings.TrimSpace(m.ThinkingSignature) == "" && strings.TrimSpace(m.Thinking) == "" &&
+			strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0
+	}
+	return false
+}
+
+// addSystem adds a system message's text to the system prompt.
+func addSystem(system *strings.Builder, m Message) {
+	if m.Role != RoleSystem || m.Content == "" {
+		return
+	}
+	if system.Len() > 0 {
+		system.WriteString("\n\n")
+	}
+	system.WriteString(m.Content)
+}
+
+// groupHasImage reports whether a message of msgs carries an image (kept
+// out of the memos: large, and sent once in a while at most).
+func groupHasImage(msgs []Message) bool {
+	for _, m := range msgs {
+		if hasImage(m.Parts) {
+			return true
+		}
+	}
+	return false
+}
+
+// anthropicGroup is the one wire message a group of messages becomes: each
+// message's content (a run of tool results together), merged in order.
+func anthropicGroup(msgs []Message) anthropicMessage {
+	var out anthropicMessage
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		var content any
+		switch m.Role {
+		case RoleUser:
+			if m.Parts == nil {
+				if strings.TrimSpace(m.Content) != "" {
+					content = m.Content
+				}
+			} else if blocks := anthropicParts(m.Parts); len(blocks) > 0 {
+				content = blocks
+			}
+		case RoleAssistant:
+			if blocks := anthropicAssistant(m); len(blocks) > 0 {
+				content = blocks
+			}
+		case RoleTool:
+			j := i
+			for j < len(msgs) && msgs[j].Role == RoleTool {
+				j++
+			}
+			content = anthropicToolResults(msgs[i:j])
+			i = j - 1
+		}
+		if content == nil {
+			continue
+		}
+		if out.Content == nil {
+			out = anthropicMessage{Role: anthropicRole(m), Content: content}
+			continue
+		}
+		out.Content = mergeContent(out.Content, content)
+	}
+	return out
 }
 
 // mergeContent joins two contents of one turn.

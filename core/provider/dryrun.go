@@ -40,11 +40,7 @@ func buildBody(route Route, req Request) (*object, error) {
 	case APIOpenAIResponses, APIAzureOpenAIResponses:
 		return buildResponsesObject(route, req)
 	case APIGoogleGenerativeAI:
-		b, err := buildGoogleBody(route, req)
-		if err != nil {
-			return nil, err
-		}
-		return &object{raw: b}, nil
+		return googleObject(route, req)
 	}
 	return openAIObject(route, req)
 }

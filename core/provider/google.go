@@ -24,6 +24,14 @@ import (
 // Gemini 3 and later families, else a thinkingBudget; at "off" a budget of
 // 0.
 func buildGoogleBody(r Route, req Request) ([]byte, error) {
+	o, err := googleObject(r, req)
+	if err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
+}
+
+func googleObject(r Route, req Request) (*object, error) {
 	if _, err := modelFor(r, req); err != nil {
 		return nil, err
 	}
@@ -36,85 +44,49 @@ func buildGoogleBody(r Route, req Request) ([]byte, error) {
 	if err := checkTools(r.label(), req.Tools); err != nil {
 		return nil, err
 	}
-	type content struct {
-		Role  string `json:"role"`
-		Parts []any  `json:"parts"`
-	}
-	var contents []*content
+	// Each content is encoded once and kept in the Memo of the message it
+	// comes from (a run of tool results: of the first, for as long as the
+	// same results follow), so a request copies the history's encodings.
+	msgs := closeToolCalls(req.Messages)
+	contents := make([][]byte, 0, len(msgs))
 	system := ""
 	seenSystem := false
-	for _, m := range closeToolCalls(req.Messages) {
-		switch m.Role {
-		case RoleSystem:
-			if !seenSystem && len(contents) == 0 {
-				system, seenSystem = m.Content, true
-				continue
-			}
-			if m.Content != "" {
-				contents = append(contents, &content{Role: "user", Parts: []any{map[string]any{"text": m.Content}}})
-			}
-		case RoleUser:
-			var parts []any
-			for _, p := range partsOf(m) {
-				if p.Type == PartImage {
-					parts = append(parts, map[string]any{"inlineData": orderedItem{{"mimeType", p.MimeType}, {"data", p.Data}}})
-				} else {
-					parts = append(parts, map[string]any{"text": p.Text})
-				}
-			}
-			if len(parts) == 0 {
-				parts = []any{map[string]any{"text": ""}}
-			}
-			contents = append(contents, &content{Role: "user", Parts: parts})
-		case RoleAssistant:
-			var parts []any
-			sig := m.ThinkingSignature
-			if strings.HasPrefix(sig, "{") {
-				sig = "" // another API's reasoning item: meaningless here
-			}
-			if strings.TrimSpace(m.Thinking) != "" {
-				p := orderedItem{{"thought", true}, {"text", m.Thinking}}
-				if sig != "" {
-					p = append(p, kv{"thoughtSignature", sig})
-				}
-				parts = append(parts, p)
-			}
-			if strings.TrimSpace(m.Content) != "" {
-				parts = append(parts, map[string]any{"text": m.Content})
-			}
-			for _, tc := range m.ToolCalls {
-				parts = append(parts, map[string]any{"functionCall": orderedItem{{"name", tc.Name}, {"args", argsOf(tc)}}})
-			}
-			if len(parts) > 0 {
-				contents = append(contents, &content{Role: "model", Parts: parts})
-			}
-		case RoleTool:
-			text := toolResultText(m)
-			if text == "" && hasImage(m.Parts) {
-				text = toolImageOnlyText
-			}
-			key := "output"
-			if m.IsError {
-				key = "error"
-			}
-			part := map[string]any{"functionResponse": orderedItem{{"name", m.ToolName}, {"response", map[string]any{key: text}}}}
-			if n := len(contents); n > 0 && contents[n-1].Role == "user" && isFunctionResponses(contents[n-1].Parts) {
-				contents[n-1].Parts = append(contents[n-1].Parts, part)
-			} else {
-				contents = append(contents, &content{Role: "user", Parts: []any{part}})
-			}
-			if hasImage(m.Parts) {
-				imgs := []any{map[string]any{"text": "Tool result image:"}}
-				for _, p := range m.Parts {
-					if p.Type == PartImage {
-						imgs = append(imgs, map[string]any{"inlineData": orderedItem{{"mimeType", p.MimeType}, {"data", p.Data}}})
-					}
-				}
-				contents = append(contents, &content{Role: "user", Parts: imgs})
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		if m.Role == RoleSystem && !seenSystem && len(contents) == 0 {
+			system, seenSystem = m.Content, true
+			i++
+			continue
+		}
+		j := i + 1
+		if m.Role == RoleTool {
+			for j < len(msgs) && (msgs[j].Role == RoleTool || googleSendsNothing(msgs[j])) {
+				j++
 			}
 		}
+		group := msgs[i:j]
+		if enc, ok := m.Memo.formGroup(shapeGoogle, group[1:]); ok {
+			if len(enc) > 0 {
+				contents = append(contents, enc)
+			}
+			i = j
+			continue
+		}
+		encs, err := googleContents(group)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.label(), err)
+		}
+		if len(encs) <= 1 && !groupHasImage(group) {
+			var enc []byte
+			if len(encs) == 1 {
+				enc = encs[0]
+			}
+			m.Memo.keepGroup(shapeGoogle, enc, group[1:])
+		}
+		contents = append(contents, encs...)
+		i = j
 	}
-	body := orderedItem{{"contents", contents}}
+	body := orderedItem{{"contents", nil}}
 	if system != "" {
 		body = append(body, kv{"systemInstruction", orderedItem{{"parts", []any{map[string]any{"text": system}}}, {"role", "user"}}})
 	}
@@ -147,7 +119,126 @@ func buildGoogleBody(r Route, req Request) ([]byte, error) {
 		}
 		body = append(body, kv{"tools", []any{map[string]any{"functionDeclarations": decls}}})
 	}
-	return encodeJSON(body)
+	o := &object{members: make([]member, 0, len(body))}
+	for _, m := range body {
+		if m.k == "contents" {
+			if len(contents) == 0 {
+				o.set("contents", json.RawMessage("null"))
+			} else {
+				o.setList("contents", contents)
+			}
+			continue
+		}
+		if err := o.setAny(m.k, m.v); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.label(), err)
+		}
+	}
+	return o, nil
+}
+
+// googleContent is one element of "contents".
+type googleContent struct {
+	Role  string `json:"role"`
+	Parts []any  `json:"parts"`
+}
+
+// googleSendsNothing reports whether m, past the first system message, has
+// no part to send (an assistant message without text, thinking or calls,
+// an empty system message): it then does not come between two tool
+// results.
+func googleSendsNothing(m Message) bool {
+	switch m.Role {
+	case RoleAssistant:
+		return strings.TrimSpace(m.Thinking) == "" && strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0
+	case RoleSystem:
+		return m.Content == ""
+	}
+	return false
+}
+
+// googleContents is the encoded contents msgs become: a message's own, or
+// for a run of tool results one content of function responses (followed by
+// the images a result returned, which end the run). A system message here
+// is not the first of the history and goes as the user's text.
+func googleContents(msgs []Message) ([][]byte, error) {
+	var contents []*googleContent
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleSystem:
+			if m.Content != "" {
+				contents = append(contents, &googleContent{Role: "user", Parts: []any{map[string]any{"text": m.Content}}})
+			}
+		case RoleUser:
+			var parts []any
+			for _, p := range partsOf(m) {
+				if p.Type == PartImage {
+					parts = append(parts, map[string]any{"inlineData": orderedItem{{"mimeType", p.MimeType}, {"data", p.Data}}})
+				} else {
+					parts = append(parts, map[string]any{"text": p.Text})
+				}
+			}
+			if len(parts) == 0 {
+				parts = []any{map[string]any{"text": ""}}
+			}
+			contents = append(contents, &googleContent{Role: "user", Parts: parts})
+		case RoleAssistant:
+			var parts []any
+			sig := m.ThinkingSignature
+			if strings.HasPrefix(sig, "{") {
+				sig = "" // another API's reasoning item: meaningless here
+			}
+			if strings.TrimSpace(m.Thinking) != "" {
+				p := orderedItem{{"thought", true}, {"text", m.Thinking}}
+				if sig != "" {
+					p = append(p, kv{"thoughtSignature", sig})
+				}
+				parts = append(parts, p)
+			}
+			if strings.TrimSpace(m.Content) != "" {
+				parts = append(parts, map[string]any{"text": m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				parts = append(parts, map[string]any{"functionCall": orderedItem{{"name", tc.Name}, {"args", argsOf(tc)}}})
+			}
+			if len(parts) > 0 {
+				contents = append(contents, &googleContent{Role: "model", Parts: parts})
+			}
+		case RoleTool:
+			text := toolResultText(m)
+			if text == "" && hasImage(m.Parts) {
+				text = toolImageOnlyText
+			}
+			key := "output"
+			if m.IsError {
+				key = "error"
+			}
+			part := map[string]any{"functionResponse": orderedItem{{"name", m.ToolName}, {"response", map[string]any{key: text}}}}
+			if n := len(contents); n > 0 && contents[n-1].Role == "user" && isFunctionResponses(contents[n-1].Parts) {
+				contents[n-1].Parts = append(contents[n-1].Parts, part)
+			} else {
+				contents = append(contents, &googleContent{Role: "user", Parts: []any{part}})
+			}
+			if hasImage(m.Parts) {
+				imgs := []any{map[string]any{"text": "Tool result image:"}}
+				for _, p := range m.Parts {
+					if p.Type == PartImage {
+						imgs = append(imgs, map[string]any{"inlineData": orderedItem{{"mimeType", p.MimeType}, {"data", p.Data}}})
+					}
+				}
+				contents = append(contents, &googleContent{Role: "user", Parts: imgs})
+			}
+		}
+
+	}
+	out := make([][]byte, 0, len(contents))
+	for _, c := range contents {
+		b, err := encodeJSON(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 func isFunctionResponses(parts []any) bool {

@@ -24,12 +24,25 @@ type Memo struct {
 type memoForm struct {
 	shape string
 	enc   []byte
+	// pos is where in the history the encoding was made, for a shape whose
+	// encoding depends on it (the Responses API numbers assistant
+	// messages); the form serves only a request with the same pos.
+	pos int
+	// group is the Memos of the messages after this one that the encoding
+	// also covers, for a shape that merges messages into one (Anthropic
+	// merges a role's consecutive messages, Google a run of tool results);
+	// the form serves only a request where the same messages follow.
+	group []*Memo
 }
 
 // Wire shapes a Memo keeps forms for.
 const (
-	shapeOpenAI    = "openai-completions"
-	shapeOpenAIDev = "openai-completions/developer" // system role sent as "developer"
+	shapeOpenAI       = "openai-completions"
+	shapeOpenAIDev    = "openai-completions/developer" // system role sent as "developer"
+	shapeAnthropic    = "anthropic-messages"           // a wire message: this message and its group
+	shapeResponses    = "openai-responses"             // the message's input items, comma-joined
+	shapeResponsesDev = "openai-responses/developer"
+	shapeGoogle       = "google-generative-ai" // a content: this message, or the run of tool results it starts
 )
 
 // form returns the encoding of shape, if one was kept. An empty non-nil
@@ -50,24 +63,99 @@ func (m *Memo) form(shape string) ([]byte, bool) {
 
 // keep stores the encoding of shape (never modified afterwards).
 func (m *Memo) keep(shape string, enc []byte) {
+	m.store(memoForm{shape: shape, enc: enc})
+}
+
+// formAt is form for a shape whose encoding depends on pos.
+func (m *Memo) formAt(shape string, pos int) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	if p := m.forms.Load(); p != nil {
+		for _, f := range *p {
+			if f.shape == shape {
+				return f.enc, f.pos == pos
+			}
+		}
+	}
+	return nil, false
+}
+
+// keepAt stores the encoding of shape made at pos, replacing one made
+// elsewhere (a compaction moves messages).
+func (m *Memo) keepAt(shape string, pos int, enc []byte) {
+	m.store(memoForm{shape: shape, enc: enc, pos: pos})
+}
+
+// formGroup is form for a shape that merges this message with the ones
+// after it: the encoding is returned only when rest, the messages it
+// covers besides this one, are still the ones it was made from.
+func (m *Memo) formGroup(shape string, rest []Message) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	if p := m.forms.Load(); p != nil {
+		for _, f := range *p {
+			if f.shape != shape {
+				continue
+			}
+			if len(f.group) != len(rest) {
+				return nil, false
+			}
+			for i := range rest {
+				if rest[i].Memo != f.group[i] {
+					return nil, false
+				}
+			}
+			return f.enc, true
+		}
+	}
+	return nil, false
+}
+
+// keepGroup stores the encoding of shape for this message and rest, when
+// every one of them has a Memo (a message made up for one request, such
+// as the result closing an unanswered call, has none and is never the same
+// message twice).
+func (m *Memo) keepGroup(shape string, enc []byte, rest []Message) {
 	if m == nil {
 		return
 	}
-	if enc == nil {
-		enc = []byte{}
+	group := make([]*Memo, len(rest))
+	for i := range rest {
+		if rest[i].Memo == nil {
+			return
+		}
+		group[i] = rest[i].Memo
+	}
+	m.store(memoForm{shape: shape, enc: enc, group: group})
+}
+
+// store adds f, replacing a form of the same shape: a form is replaced only
+// when the history around its message changed, so a request reading the
+// old one concurrently still reads a whole, valid encoding.
+func (m *Memo) store(f memoForm) {
+	if m == nil {
+		return
+	}
+	if f.enc == nil {
+		f.enc = []byte{}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var forms []memoForm
 	if p := m.forms.Load(); p != nil {
-		for _, f := range *p {
-			if f.shape == shape {
-				return
+		for _, g := range *p {
+			if g.shape == f.shape {
+				if f.group == nil && f.pos == g.pos {
+					return // the same encoding, kept already
+				}
+				continue
 			}
+			forms = append(forms, g)
 		}
-		forms = append(forms, *p...)
 	}
-	forms = append(forms, memoForm{shape: shape, enc: enc})
+	forms = append(forms, f)
 	m.forms.Store(&forms)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -104,25 +105,51 @@ func allocated(f func()) (bytes, objects uint64) {
 // messages' encodings and a constant for the rest, whatever the length of
 // the history. Encoding the history again, or decoding the body to patch it
 // (as the compat fields once were added), would at least double the bytes.
+//
+// Every wire shape is held to the same rule: what a request allocates
+// besides the body and the list is the same at 1,000 turns as at 100.
+// Chat completions is also held to its constant (the other shapes still
+// encode the system prompt and the tools on each request, through
+// encoding/json: more objects, no more growth).
 func TestBodyWrittenOnce(t *testing.T) {
 	windowed := compatRoute()
 	windowed.ContextWindow = 1 << 20 // the output cap is fitted to it: every message counted
-	for _, route := range []Route{testRoute(APIOpenAICompletions), compatRoute(), windowed} {
-		for _, n := range []int{100, 1000} {
+	anthropicHigh := testRoute(APIAnthropicMessages)
+	anthropicHigh.Reasoning, anthropicHigh.Thinking = true, "high"
+	for _, route := range []Route{testRoute(APIOpenAICompletions), compatRoute(), windowed,
+		testRoute(APIAnthropicMessages), anthropicHigh, testRoute(APIOpenAIResponses), testRoute(APIGoogleGenerativeAI)} {
+		var rest, objects [2]uint64
+		for k, n := range []int{100, 1000} {
 			req := Request{Messages: memoized(longHistory(n)), Tools: toolConversation().Tools}
 			if _, err := DryRun(route, req); err != nil { // fills the memos
 				t.Fatal(err)
 			}
+			// The least of three runs: a collection in between empties
+			// encoding/json's pools, which costs a request some more.
 			var body []byte
 			b, o := allocated(func() { body, _ = DryRun(route, req) })
+			for range 2 {
+				b2, o2 := allocated(func() { body, _ = DryRun(route, req) })
+				b, o = min(b, b2), min(o, o2)
+			}
+			rest[k], objects[k] = b-min(b, uint64(len(body)+24*len(req.Messages))), o
+			if route.API != APIOpenAICompletions {
+				continue
+			}
 			if limit := uint64(len(body) + 24*len(req.Messages) + 32<<10); b > limit {
-				t.Errorf("%d turns: building a %d-byte body allocated %d bytes (limit %d): the history was encoded or decoded again", n, len(body), b, limit)
+				t.Errorf("%s, %d turns: building a %d-byte body allocated %d bytes (limit %d): the history was encoded or decoded again", route.API, n, len(body), b, limit)
 			}
 			// About 20 objects; a few more when a collection emptied
 			// encoding/json's pools. One per message would be thousands.
 			if o > 100 {
-				t.Errorf("%d turns: a request allocated %d objects: allocations grow with the history", n, o)
+				t.Errorf("%s, %d turns: a request allocated %d objects: allocations grow with the history", route.API, n, o)
 			}
+		}
+		// Re-encoding the 900 turns in between would be over 500 KB and
+		// thousands of objects.
+		if rest[1] > rest[0]+16<<10 || objects[1] > objects[0]+30 || rest[0] > 96<<10 || objects[0] > 200 {
+			t.Errorf("%s: besides the body and the list, a request allocated %d bytes in %d objects at 100 turns, %d bytes in %d objects at 1,000: it grows with the history",
+				route.API, rest[0], objects[0], rest[1], objects[1])
 		}
 	}
 }
@@ -136,6 +163,70 @@ func BenchmarkDryRunHistory(b *testing.B) {
 			for b.Loop() {
 				if _, err := DryRun(route, req); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// memoPool is one of each kind of message the body builders treat apart:
+// merged, dropped, grouped with its neighbours, numbered.
+func memoPool() []Message {
+	call := func(id string) []ToolCall {
+		return []ToolCall{{ID: id, Name: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}
+	}
+	return []Message{
+		{Role: RoleSystem, Content: "You are pi."},
+		{Role: RoleSystem, Content: ""},
+		{Role: RoleUser, Content: "Fix it & \"quote\" it."},
+		{Role: RoleUser, Content: "  "},
+		{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "with parts"}, {Type: PartText, Text: " "}}},
+		{Role: RoleAssistant, Content: "Sure."},
+		{Role: RoleAssistant, Content: ""},
+		{Role: RoleAssistant, Content: "Reading.", Thinking: "look", ThinkingSignature: "sig"},
+		{Role: RoleAssistant, ToolCalls: call("c1")},
+		{Role: RoleTool, ToolCallID: "c1", ToolName: "read", Content: "package a\n"},
+		{Role: RoleAssistant, Content: "Two at once.", ToolCalls: append(call("c2"), call("c3")...)},
+		{Role: RoleTool, ToolCallID: "c2", ToolName: "read", Content: "one"},
+		{Role: RoleTool, ToolCallID: "c3", ToolName: "read", Content: "two", IsError: true},
+		{Role: RoleUser, Content: "And then?"},
+	}
+}
+
+// A memo serves only the history it was made in: when messages are left
+// out between requests (a compaction, a move on the tree), so that others
+// merge, regroup or are numbered differently, the bodies built from the
+// same Memos equal bodies built without any, request after request.
+func TestMemoFollowsHistoryChanges(t *testing.T) {
+	routes := map[string]Route{
+		"openai":    testRoute(APIOpenAICompletions),
+		"anthropic": func() Route { r := testRoute(APIAnthropicMessages); return r }(),
+		"responses": testRoute(APIOpenAIResponses),
+		"google":    testRoute(APIGoogleGenerativeAI),
+	}
+	pool := memoized(memoPool())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, route := range routes {
+		t.Run(name, func(t *testing.T) {
+			for trial := range 300 {
+				var msgs []Message
+				for _, m := range pool {
+					if rng.IntN(3) > 0 {
+						msgs = append(msgs, m)
+					}
+				}
+				req := Request{Messages: msgs, MaxTokens: 256, CacheRetention: CacheShort}
+				plain := Request{Messages: append([]Message(nil), msgs...), MaxTokens: 256, CacheRetention: CacheShort}
+				for i := range plain.Messages {
+					plain.Messages[i].Memo = nil
+				}
+				want, werr := DryRun(route, plain)
+				got, gerr := DryRun(route, req)
+				if (werr == nil) != (gerr == nil) {
+					t.Fatalf("trial %d: error %v with memos, %v without", trial, gerr, werr)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("trial %d: body with memos differs:\n got %s\nwant %s", trial, got, want)
 				}
 			}
 		})

@@ -61,64 +61,37 @@ func buildResponsesObject(r Route, req Request) (*object, error) {
 	if r.Reasoning && compat.DeveloperRole {
 		sysRole = "developer"
 	}
-	var input []any
+	// Each message's items are encoded once and kept in its Memo (with the
+	// assistant's number, which the id of its text item carries), so a
+	// request copies the history's encodings instead of encoding it again.
+	shape := shapeResponses
+	if sysRole != RoleSystem {
+		shape = shapeResponsesDev
+	}
+	msgs := closeToolCalls(req.Messages)
+	input := make([][]byte, 0, len(msgs))
 	assistantN := 0
-	for _, m := range closeToolCalls(req.Messages) {
-		switch m.Role {
-		case RoleSystem:
-			if m.Content != "" {
-				input = append(input, orderedItem{{"role", sysRole}, {"content", m.Content}})
-			}
-		case RoleUser:
-			var parts []orderedItem
-			for _, p := range partsOf(m) {
-				if p.Type == PartImage {
-					parts = append(parts, orderedItem{{"type", "input_image"}, {"detail", "auto"}, {"image_url", "data:" + p.MimeType + ";base64," + p.Data}})
-				} else {
-					parts = append(parts, orderedItem{{"type", "input_text"}, {"text", p.Text}})
-				}
-			}
-			if m.Parts == nil && m.Content == "" {
-				parts = []orderedItem{{{"type", "input_text"}, {"text", ""}}}
-			}
-			if len(parts) > 0 {
-				input = append(input, orderedItem{{"role", "user"}, {"content", parts}})
-			}
-		case RoleAssistant:
-			if sig := strings.TrimSpace(m.ThinkingSignature); strings.HasPrefix(sig, "{") && json.Valid([]byte(sig)) {
-				input = append(input, json.RawMessage(sig))
-			}
-			if strings.TrimSpace(m.Content) != "" {
-				id := "msg_pi_" + strconv.Itoa(assistantN)
-				input = append(input, orderedItem{
-					{"type", "message"}, {"role", "assistant"},
-					{"content", []orderedItem{{{"type", "output_text"}, {"text", m.Content}, {"annotations", []any{}}}}},
-					{"status", "completed"}, {"id", id},
-				})
-			}
-			for _, tc := range m.ToolCalls {
-				callID, _, _ := strings.Cut(tc.ID, "|")
-				input = append(input, orderedItem{{"type", "function_call"}, {"call_id", callID}, {"name", tc.Name}, {"arguments", string(argsOf(tc))}})
-			}
+	for _, m := range msgs {
+		pos := 0
+		if m.Role == RoleAssistant {
+			pos = assistantN
 			assistantN++
-		case RoleTool:
-			callID, _, _ := strings.Cut(m.ToolCallID, "|")
-			var output any = toolResultText(m)
-			if hasImage(m.Parts) {
-				var parts []orderedItem
-				for _, p := range m.Parts {
-					if p.Type == PartImage {
-						parts = append(parts, orderedItem{{"type", "input_image"}, {"detail", "auto"}, {"image_url", "data:" + p.MimeType + ";base64," + p.Data}})
-					} else if p.Text != "" {
-						parts = append(parts, orderedItem{{"type", "input_text"}, {"text", p.Text}})
-					}
-				}
-				output = parts
+		}
+		enc, ok := m.Memo.formAt(shape, pos)
+		if !ok {
+			var err error
+			if enc, err = responsesItems(m, sysRole, pos); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.label(), err)
 			}
-			input = append(input, orderedItem{{"type", "function_call_output"}, {"call_id", callID}, {"output", output}})
+			if !hasImage(m.Parts) {
+				m.Memo.keepAt(shape, pos, enc)
+			}
+		}
+		if len(enc) > 0 {
+			input = append(input, enc)
 		}
 	}
-	body := orderedItem{{"model", model}, {"input", input}, {"stream", true}, {"store", false}}
+	body := orderedItem{{"model", model}, {"input", nil}, {"stream", true}, {"store", false}}
 	if req.SessionID != "" && req.CacheRetention != CacheNone && compat.PromptCacheKeyMode != "disabled" {
 		// The Responses API keys its prompt cache on the session, on any
 		// host, as the other harness sends it.
@@ -149,6 +122,14 @@ func buildResponsesObject(r Route, req Request) (*object, error) {
 	// harness; the members are encoded once, never decoded again.
 	o := &object{members: make([]member, 0, len(body)+len(r.SamplingParams))}
 	for _, m := range body {
+		if m.k == "input" {
+			if len(input) == 0 {
+				o.set("input", json.RawMessage("null"))
+			} else {
+				o.setList("input", input)
+			}
+			continue
+		}
 		if err := o.setAny(m.k, m.v); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.label(), err)
 		}
@@ -157,6 +138,77 @@ func buildResponsesObject(r Route, req Request) (*object, error) {
 		o.set(k, jsNumber(r.SamplingParams[k]))
 	}
 	return o, nil
+}
+
+// responsesItems is the input items message m becomes, encoded and joined
+// by commas (empty when it sends none); pos numbers an assistant message
+// among the history's assistant messages.
+func responsesItems(m Message, sysRole string, assistantN int) ([]byte, error) {
+	var items []any
+	switch m.Role {
+	case RoleSystem:
+		if m.Content != "" {
+			items = append(items, orderedItem{{"role", sysRole}, {"content", m.Content}})
+		}
+	case RoleUser:
+		var parts []orderedItem
+		for _, p := range partsOf(m) {
+			if p.Type == PartImage {
+				parts = append(parts, orderedItem{{"type", "input_image"}, {"detail", "auto"}, {"image_url", "data:" + p.MimeType + ";base64," + p.Data}})
+			} else {
+				parts = append(parts, orderedItem{{"type", "input_text"}, {"text", p.Text}})
+			}
+		}
+		if m.Parts == nil && m.Content == "" {
+			parts = []orderedItem{{{"type", "input_text"}, {"text", ""}}}
+		}
+		if len(parts) > 0 {
+			items = append(items, orderedItem{{"role", "user"}, {"content", parts}})
+		}
+	case RoleAssistant:
+		if sig := strings.TrimSpace(m.ThinkingSignature); strings.HasPrefix(sig, "{") && json.Valid([]byte(sig)) {
+			items = append(items, json.RawMessage(sig))
+		}
+		if strings.TrimSpace(m.Content) != "" {
+			id := "msg_pi_" + strconv.Itoa(assistantN)
+			items = append(items, orderedItem{
+				{"type", "message"}, {"role", "assistant"},
+				{"content", []orderedItem{{{"type", "output_text"}, {"text", m.Content}, {"annotations", []any{}}}}},
+				{"status", "completed"}, {"id", id},
+			})
+		}
+		for _, tc := range m.ToolCalls {
+			callID, _, _ := strings.Cut(tc.ID, "|")
+			items = append(items, orderedItem{{"type", "function_call"}, {"call_id", callID}, {"name", tc.Name}, {"arguments", string(argsOf(tc))}})
+		}
+	case RoleTool:
+		callID, _, _ := strings.Cut(m.ToolCallID, "|")
+		var output any = toolResultText(m)
+		if hasImage(m.Parts) {
+			var parts []orderedItem
+			for _, p := range m.Parts {
+				if p.Type == PartImage {
+					parts = append(parts, orderedItem{{"type", "input_image"}, {"detail", "auto"}, {"image_url", "data:" + p.MimeType + ";base64," + p.Data}})
+				} else if p.Text != "" {
+					parts = append(parts, orderedItem{{"type", "input_text"}, {"text", p.Text}})
+				}
+			}
+			output = parts
+		}
+		items = append(items, orderedItem{{"type", "function_call_output"}, {"call_id", callID}, {"output", output}})
+	}
+	var out []byte
+	for i, it := range items {
+		b, err := encodeJSON(it)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	return out, nil
 }
 
 // toolResultText is a tool result's text: its text parts joined by
