@@ -61,6 +61,11 @@ func helper(args []string) error {
 	if err := applyMounts(s); err != nil {
 		return fmt.Errorf("cannot protect paths for the command, not running it: %w", err)
 	}
+	if s.Namespace {
+		if err := dropCaps(); err != nil {
+			return fmt.Errorf("cannot drop the namespace's capabilities, not running the command: %w", err)
+		}
+	}
 	if err := dropTerminal(); err != nil {
 		return fmt.Errorf("cannot detach the command from the terminal, not running it: %w", err)
 	}

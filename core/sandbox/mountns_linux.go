@@ -51,6 +51,32 @@ func setNamespaces(cmd *exec.Cmd) {
 	cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+	if uid != 0 {
+		// A user other than root keeps no capability across the helper's
+		// execve, even in the namespace it owns, and could not mount.
+		// CAP_SYS_ADMIN as an ambient capability survives the execve;
+		// the helper drops it (dropCaps) before it confines itself, so
+		// the command never has it.
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	}
+}
+
+// dropCaps clears the ambient capabilities the helper was started with
+// and every capability it holds, so the command it executes (not root in
+// its namespace) starts with none.
+func dropCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	if os.Getuid() == 0 {
+		return nil // root keeps its capabilities in its namespace, as before
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	return nil
 }
 
 // applyMounts makes s.ReadOnly read-only and hides s.Hide, in the helper's
