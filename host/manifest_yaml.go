@@ -2,8 +2,8 @@ package host
 
 import (
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -113,7 +113,7 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-var yamlTypeErr = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `([^`]*)`)? into (\\S+)$")
+var yamlTypeErr = lazyre.New("^line (\\d+): cannot unmarshal !!(\\w+)(?: `([^`]*)`)? into (\\S+)$")
 
 // yamlTypeErrors rewrites yaml.v3's type errors without Go type names:
 // "line 3: cannot unmarshal !!str `x` into int" becomes "line 3: expected
@@ -121,7 +121,7 @@ var yamlTypeErr = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?:
 func yamlTypeErrors(te *yaml.TypeError) []string {
 	var out []string
 	for _, e := range te.Errors {
-		m := yamlTypeErr.FindStringSubmatch(e)
+		m := yamlTypeErr().FindStringSubmatch(e)
 		if m == nil {
 			out = append(out, e)
 			continue

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/piwasm/pi/core/settings"
@@ -64,13 +64,13 @@ func lookupSubcommand(word string) (subcommand, bool) {
 }
 
 // bareWord matches what could be a mistyped command: one lowercase word.
-var bareWord = regexp.MustCompile(`^[a-z][a-z-]{1,15}$`)
+var bareWord = lazyre.New(`^[a-z][a-z-]{1,15}$`)
 
 // typoOf returns the command word is one edit away from (a letter added,
 // dropped, changed, or two swapped), or "". Only bare words of three or
 // more letters count, so short messages and paths go to the model.
 func typoOf(word string) string {
-	if len(word) < 3 || !bareWord.MatchString(word) {
+	if len(word) < 3 || !bareWord().MatchString(word) {
 		return ""
 	}
 	var names []string
@@ -179,7 +179,7 @@ func writeMainHelp(w io.Writer) {
 
 // shortFormNote is the "(short form -xt)" the flag descriptions carry for
 // pflag's own help; the main help shows the short form in front instead.
-var shortFormNote = regexp.MustCompile(` \(short form -[a-z]+\)`)
+var shortFormNote = lazyre.New(` \(short form -[a-z]+\)`)
 
 // writeFlagGroup prints one group of options, one per line: short and long
 // form, the value's name, and the description (with its default).
@@ -216,7 +216,7 @@ func writeFlagGroup(w io.Writer, title string, flags []*pflag.Flag) {
 		if name != "" {
 			left += " " + strings.ToUpper(name)
 		}
-		usage = shortFormNote.ReplaceAllString(usage, "")
+		usage = shortFormNote().ReplaceAllString(usage, "")
 		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" && f.NoOptDefVal == "" {
 			usage += " (default " + d + ")"
 		}

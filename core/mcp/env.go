@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
 )
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // resolveValue expands an env or header value as the established harness
 // does: a value starting with '!' is a command (run with sh -c, its
@@ -29,7 +29,7 @@ func resolveValue(ctx context.Context, v, what string, getenv func(string) strin
 		return strings.TrimRight(string(out), "\r\n"), nil
 	}
 	var missing []string
-	out := varRef.ReplaceAllStringFunc(v, func(m string) string {
+	out := varRef().ReplaceAllStringFunc(v, func(m string) string {
 		name := m[2 : len(m)-1]
 		val := getenv(name)
 		if val == "" {

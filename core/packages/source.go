@@ -2,8 +2,8 @@ package packages
 
 import (
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -30,9 +30,9 @@ type Source struct {
 }
 
 var (
-	npmName = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
-	gitRef  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
-	hostish = regexp.MustCompile(`^[A-Za-z0-9.-]+\.[A-Za-z]{2,}/`)
+	npmName = lazyre.New(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+	gitRef  = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	hostish = lazyre.New(`^[A-Za-z0-9.-]+\.[A-Za-z]{2,}/`)
 )
 
 // Parse reads a source as the established harness writes them:
@@ -57,7 +57,7 @@ func Parse(spec, base, home string) (Source, error) {
 				return Source{}, fmt.Errorf("npm source %q: empty version after @", spec)
 			}
 		}
-		if !npmName.MatchString(name) || len(name) > 214 {
+		if !npmName().MatchString(name) || len(name) > 214 {
 			return Source{}, fmt.Errorf("npm source %q: %q is not an npm package name", spec, name)
 		}
 		if strings.HasPrefix(version, "-") || strings.ContainsAny(version, " \t") {
@@ -72,7 +72,7 @@ func Parse(spec, base, home string) (Source, error) {
 		if slash := strings.LastIndexByte(rest, '/'); slash >= 0 {
 			if at := strings.LastIndexByte(rest[slash:], '@'); at >= 0 {
 				url, ref = rest[:slash+at], rest[slash+at+1:]
-				if ref == "" || !gitRef.MatchString(ref) || strings.Contains(ref, "..") {
+				if ref == "" || !gitRef().MatchString(ref) || strings.Contains(ref, "..") {
 					return Source{}, fmt.Errorf("git source %q: bad ref %q", spec, ref)
 				}
 			}
@@ -81,7 +81,7 @@ func Parse(spec, base, home string) (Source, error) {
 			return Source{}, fmt.Errorf("git source %q: no repository", spec)
 		}
 		if !strings.Contains(url, "://") && !strings.HasPrefix(url, "git@") {
-			if !hostish.MatchString(url) {
+			if !hostish().MatchString(url) {
 				return Source{}, fmt.Errorf("git source %q: write it as git:HOST/OWNER/REPO or a URL", spec)
 			}
 			url = "https://" + url

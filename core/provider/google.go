@@ -3,7 +3,7 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"github.com/piwasm/pi/internal/lazyre"
 	"strings"
 )
 
@@ -252,13 +252,13 @@ func isFunctionResponses(parts []any) bool {
 	return false
 }
 
-var googleLevelModels = regexp.MustCompile(`gemini-3(\.\d+)?-(pro|flash)|gemini-([4-9]|[1-9]\d)|gemma-?4`)
+var googleLevelModels = lazyre.New(`gemini-3(\.\d+)?-(pro|flash)|gemini-([4-9]|[1-9]\d)|gemma-?4`)
 
 // googleUsesLevels reports whether the model takes a discrete
 // thinkingLevel rather than a thinkingBudget (Gemini 3 and later).
 func googleUsesLevels(id string) bool {
 	id = strings.ToLower(id)
-	return googleLevelModels.MatchString(id) || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
+	return googleLevelModels().MatchString(id) || id == "gemini-flash-latest" || id == "gemini-flash-lite-latest"
 }
 
 // googleChunk is one streamed GenerateContentResponse; only what we read.

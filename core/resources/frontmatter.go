@@ -3,7 +3,7 @@ package resources
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/piwasm/pi/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -71,15 +71,15 @@ func (e *frontmatterError) Error() string {
 func (e *frontmatterError) Unwrap() error { return e.Err }
 
 var (
-	yamlLineRe    = regexp.MustCompile(`^yaml: line (\d+): `)
-	yamlAnyLineRe = regexp.MustCompile(`line (\d+)`)
+	yamlLineRe    = lazyre.New(`^yaml: line (\d+): `)
+	yamlAnyLineRe = lazyre.New(`line (\d+)`)
 )
 
 // yamlMessage drops yaml.v3's "yaml: line N:" prefix; the line is reported
 // separately.
 func yamlMessage(err error) string {
 	msg := err.Error()
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRe().FindStringSubmatch(msg); m != nil {
 		return msg[len(m[0]):]
 	}
 	return strings.TrimPrefix(msg, "yaml: ")
@@ -129,7 +129,7 @@ func yamlErrLine(err error) int {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	if m := yamlAnyLineRe.FindStringSubmatch(msg); m != nil {
+	if m := yamlAnyLineRe().FindStringSubmatch(msg); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return n + 1
 		}

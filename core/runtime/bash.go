@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/piwasm/pi/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -22,7 +22,7 @@ type BashResult struct {
 	FullOutputPath string `json:"fullOutputPath,omitempty"`
 }
 
-var exitLine = regexp.MustCompile(`(?:^|\n\n)Command exited with code (\d+)$`)
+var exitLine = lazyre.New(`(?:^|\n\n)Command exited with code (\d+)$`)
 
 // Bash runs a command through the session's own bash tool, so the
 // sandbox that confines the model's commands confines the user's too.
@@ -48,7 +48,7 @@ func (rt *Runtime) Bash(ctx context.Context, command string, addToContext bool, 
 		out.Cancelled = true
 		out.Output = strings.TrimSuffix(strings.TrimSuffix(out.Output, "Command aborted"), "\n\n")
 	case res.IsError:
-		if m := exitLine.FindStringSubmatch(out.Output); m != nil {
+		if m := exitLine().FindStringSubmatch(out.Output); m != nil {
 			out.ExitCode, _ = strconv.Atoi(m[1])
 			out.Output = out.Output[:len(out.Output)-len(m[0])]
 		} else {

@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
-	"regexp"
+	"github.com/piwasm/pi/internal/lazyre"
 
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/compact"
@@ -182,13 +182,13 @@ func (rt *Runtime) overThreshold() bool {
 
 // overflowPatterns are providers' ways of saying a request did not fit the
 // context window (the established harness's list).
-var overflowPatterns = regexp.MustCompile(`(?i)prompt (?:is )?too long|prompt exceeds max length|request_too_large|input is too long for requested model|exceeds the context window|exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))|context window exceeded|input token count.*exceeds the maximum|maximum prompt length is \d+|reduce the length of the messages|maximum context length is \d+ tokens|exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?|input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)|exceeds the limit of \d+|exceeds the available context size|greater than the context length|context window exceeds limit|exceeded model token limit|too large for model with \d+ maximum context length|prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?|model_context_window_exceeded|prompt too long; exceeded (?:max )?context length|range of input length should be|context[_ ]length[_ ]exceeded|too many tokens|token limit exceeded|^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))`)
+var overflowPatterns = lazyre.New(`(?i)prompt (?:is )?too long|prompt exceeds max length|request_too_large|input is too long for requested model|exceeds the context window|exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))|context window exceeded|input token count.*exceeds the maximum|maximum prompt length is \d+|reduce the length of the messages|maximum context length is \d+ tokens|exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?|input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)|exceeds the limit of \d+|exceeds the available context size|greater than the context length|context window exceeds limit|exceeded model token limit|too large for model with \d+ maximum context length|prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?|model_context_window_exceeded|prompt too long; exceeded (?:max )?context length|range of input length should be|context[_ ]length[_ ]exceeded|too many tokens|token limit exceeded|^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))`)
 
-var notOverflow = regexp.MustCompile(`(?i)^(Throttling error|Service unavailable):|rate limit|too many requests`)
+var notOverflow = lazyre.New(`(?i)^(Throttling error|Service unavailable):|rate limit|too many requests`)
 
 // IsOverflow reports whether an error message says the context did not fit.
 func IsOverflow(msg string) bool {
-	return msg != "" && !notOverflow.MatchString(msg) && overflowPatterns.MatchString(msg)
+	return msg != "" && !notOverflow().MatchString(msg) && overflowPatterns().MatchString(msg)
 }
 
 // recoverable reports whether a run that ended with err after adding

@@ -2,22 +2,22 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 var (
 	// A path right before ": Permission denied" and the like, bare or
 	// quoted the way coreutils quote it.
-	deniedPathRe = regexp.MustCompile(`(?i)(?:'([^'\n]+)'|"([^"\n]+)"|(~?/[^\s:'"]*))\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
+	deniedPathRe = lazyre.New(`(?i)(?:'([^'\n]+)'|"([^"\n]+)"|(~?/[^\s:'"]*))\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
 	// Go's *PathError form: "open /etc/x: permission denied".
-	goPathRe   = regexp.MustCompile(`(?i)\b(?:open|mkdir|remove|rename|create|chmod|symlink|link|unlinkat|openat|lstat|truncate)\s+(~?/[^\s:]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
-	fsDeniedRe = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
+	goPathRe   = lazyre.New(`(?i)\b(?:open|mkdir|remove|rename|create|chmod|symlink|link|unlinkat|openat|lstat|truncate)\s+(~?/[^\s:]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)`)
+	fsDeniedRe = lazyre.New(`(?i)permission denied|read-only file system|operation not permitted`)
 	// The proxy's refusal (its 403 body) and the note AnnotateBash adds
 	// name the host this way.
-	netRefusedRe = regexp.MustCompile(`host (\S+) is refused by the network allow-list`)
-	netDenied    = regexp.MustCompile(`(?i)socket: operation not permitted|could not resolve host|couldn't resolve host|temporary failure in name resolution|network is unreachable|name or service not known|failed to establish a new connection|getaddrinfo|dial tcp[^\n]*operation not permitted`)
+	netRefusedRe = lazyre.New(`host (\S+) is refused by the network allow-list`)
+	netDenied    = lazyre.New(`(?i)socket: operation not permitted|could not resolve host|couldn't resolve host|temporary failure in name resolution|network is unreachable|name or service not known|failed to establish a new connection|getaddrinfo|dial tcp[^\n]*operation not permitted`)
 )
 
 // Explain looks at a finished command's output (stdout and stderr, as the
@@ -61,13 +61,13 @@ func (p *Policy) explain(output string, exitCode int, refused []refusal) string 
 			blocked = append(blocked, path)
 		}
 	}
-	for _, m := range deniedPathRe.FindAllStringSubmatch(output, 20) {
+	for _, m := range deniedPathRe().FindAllStringSubmatch(output, 20) {
 		collect(m[1] + m[2] + m[3])
 	}
-	for _, m := range goPathRe.FindAllStringSubmatch(output, 20) {
+	for _, m := range goPathRe().FindAllStringSubmatch(output, 20) {
 		collect(m[1])
 	}
-	for _, m := range relReadOnlyRe.FindAllStringSubmatch(output, 20) {
+	for _, m := range relReadOnlyRe().FindAllStringSubmatch(output, 20) {
 		collect(m[1])
 	}
 	var notes []string
@@ -83,7 +83,7 @@ func (p *Policy) explain(output string, exitCode int, refused []refusal) string 
 	}
 	if len(protected) > 0 {
 		notes = append(notes, protectedNote(protected))
-	} else if len(blocked) == 0 && p.Mode == ModeReadOnly && fsDeniedRe.MatchString(output) {
+	} else if len(blocked) == 0 && p.Mode == ModeReadOnly && fsDeniedRe().MatchString(output) {
 		notes = append(notes, "The sandbox is read-only: commands cannot write files. If writing is needed, tell the user, who can run pi with --sandbox workspace.")
 	}
 	if note := p.denyReadNote(output); note != "" {
@@ -93,7 +93,7 @@ func (p *Policy) explain(output string, exitCode int, refused []refusal) string 
 		if note := p.netAllowNote(output, refused); note != "" {
 			notes = append(notes, note)
 		}
-	} else if !p.Network && netDenied.MatchString(output) {
+	} else if !p.Network && netDenied().MatchString(output) {
 		notes = append(notes, "The sandbox has the network off: commands cannot open internet sockets (IPv4/IPv6). If network access is needed, tell the user, who can run pi with --sandbox-network on or set \"network\": true under \"sandbox\" in settings.")
 	}
 	return strings.Join(notes, "\n")
@@ -115,12 +115,12 @@ func (p *Policy) netAllowNote(output string, refused []refusal) string {
 	for _, r := range refused {
 		add(r.Host)
 	}
-	for _, m := range netRefusedRe.FindAllStringSubmatch(output, 20) {
+	for _, m := range netRefusedRe().FindAllStringSubmatch(output, 20) {
 		add(m[1])
 	}
 	list := strings.Join(p.NetAllow, ", ")
 	if len(hosts) == 0 {
-		if !netDenied.MatchString(output) {
+		if !netDenied().MatchString(output) {
 			return ""
 		}
 		return fmt.Sprintf("The sandbox lets commands reach only the hosts on its network allow-list (%s), through pi's proxy (HTTPS_PROXY and HTTP_PROXY are set): a program that ignores the proxy, resolves names itself or uses UDP cannot connect. If other access is needed, tell the user.", list)

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -266,7 +266,7 @@ func protectedError(resolved string, r Root) error {
 
 // relReadOnlyRe finds a relative path before "Read-only file system", the
 // error a protected path's read-only mount gives ("line 1: .pi/x: ...").
-var relReadOnlyRe = regexp.MustCompile(`(?i)(?:^|[\s'"])([\w.][^\s:'"]*)['"]?\s*:\s*read-only file system`)
+var relReadOnlyRe = lazyre.New(`(?i)(?:^|[\s'"])([\w.][^\s:'"]*)['"]?\s*:\s*read-only file system`)
 
 // protectedNote is Explain's note for writes refused on protected paths.
 func protectedNote(paths []string) string {

@@ -3,9 +3,9 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -19,11 +19,11 @@ func LooksLikePath(arg string) bool {
 
 // validID is the established harness's rule for session ids given on the
 // command line.
-var validID = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+var validID = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 
 // CheckID says what is wrong with a session id chosen by the user.
 func CheckID(id string) error {
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return errors.New("session id must be non-empty, contain only letters, digits, '-', '_' and '.', and start and end with a letter or digit")
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"github.com/piwasm/pi/internal/lazyre"
 	"strings"
 	"sync"
 
@@ -199,7 +199,7 @@ func (r *Replay) compare(req provider.Request) {
 
 // durations matches the timings commands print ("0.013s", "(12ms)"),
 // which differ on every run and are not a difference in behaviour.
-var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s)\b`)
+var durations = lazyre.New(`\b\d+(\.\d+)?(ns|µs|us|ms|s)\b`)
 
 // normalize makes a result comparable across runs: the working directory
 // and timings are replaced by placeholders.
@@ -207,7 +207,7 @@ func (r *Replay) normalize(s, cwd string) string {
 	if cwd != "" {
 		s = strings.ReplaceAll(s, cwd, "<cwd>")
 	}
-	return durations.ReplaceAllString(s, "<time>")
+	return durations().ReplaceAllString(s, "<time>")
 }
 
 // chunks splits text into word-sized pieces so a replay streams like a

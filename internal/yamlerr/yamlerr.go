@@ -2,7 +2,7 @@ package yamlerr
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/piwasm/pi/internal/lazyre"
 	"strconv"
 	"strings"
 )
@@ -23,7 +23,7 @@ var parserProblems = []string{
 	"found undefined tag handle",
 }
 
-var linePrefix = regexp.MustCompile(`^yaml: line (\d+): `)
+var linePrefix = lazyre.New(`^yaml: line (\d+): `)
 
 // Split returns the 1-based line of a yaml.v3 syntax error in src (0 when
 // it does not say) and its message without the "yaml: line N:" prefix. A
@@ -31,7 +31,7 @@ var linePrefix = regexp.MustCompile(`^yaml: line (\d+): `)
 // src's last line rather than on the line after it.
 func Split(err error, src []byte) (line int, msg string) {
 	msg = err.Error()
-	if m := linePrefix.FindStringSubmatch(msg); m != nil {
+	if m := linePrefix().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	} else {
