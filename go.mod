@@ -68,3 +68,10 @@ require (
 // chroma with its embedded lexers and styles loaded on first use instead of
 // at package initialisation (see third_party/chroma/PI-PATCH.md).
 replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
+
+// bluemonday and gorilla/css (glamour's HTML sanitiser and the CSS scanner
+// under it) with their regular expressions compiled on first use instead of
+// at package initialisation (see third_party/bluemonday/PI-PATCH.md).
+replace github.com/microcosm-cc/bluemonday => ./third_party/bluemonday
+
+replace github.com/gorilla/css => ./third_party/gorilla-css

@@ -141,3 +141,32 @@ func TestMarkdownHighlightsCode(t *testing.T) {
 	}
 	t.Fatalf("no code line in %q", out)
 }
+
+// Everything the markdown renderer's dependencies do with the patterns
+// they now compile on first use (third_party/bluemonday, gorilla-css,
+// goldmark and glamour, see their PI-PATCH.md): raw HTML stripped (a
+// style attribute, a script's content), bare URLs and e-mail addresses
+// linked, a table with aligned columns, a task list, GitHub links
+// shortened. The golden file was written with the unpatched modules.
+func TestMarkdownFeaturesGolden(t *testing.T) {
+	md := NewMarkdown(72, "notty")
+	golden(t, "markdown-features", md.Render(`Some <span style="color: red; width: 10px">inline</span> HTML and <b>bold</b>.
+
+<div class="note" align="center">
+<p>A block</p>
+<script>alert("x")</script>
+</div>
+
+See www.example.com/a?b=c, https://go.dev/doc/ and me@example.com.
+
+| left | centre | right |
+|:-----|:------:|------:|
+| a    | b      | c     |
+
+- [x] done
+- [ ] open
+
+https://github.com/charmbracelet/glamour/issues/123 and
+https://github.com/charmbracelet/glamour/commit/0123456789abcdef
+`))
+}
