@@ -93,7 +93,7 @@ var optionGroups = []struct {
 	flags []string
 }{
 	{"Model and thinking", []string{"provider", "model", "models", "api-key", "thinking", "list-models", "max-tokens"}},
-	{"Output", []string{"print", "mode", "transcript", "pi-events", "dry-run", "fullscreen", "timeout", "verbose", "version"}},
+	{"Output", []string{"print", "mode", "transcript", "pi-events", "dry-run", "fullscreen", "tui-mode", "offline", "timeout", "verbose", "version"}},
 	{"Sessions", []string{"continue", "resume", "session", "session-id", "session-dir", "fork", "no-session", "name", "export"}},
 	{"System prompt and context", []string{"system-prompt", "append-system-prompt", "no-context-files", "section", "cwd"}},
 	{"Tools", []string{"tools", "exclude-tools", "no-builtin-tools", "no-tools"}},

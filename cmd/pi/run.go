@@ -49,6 +49,7 @@ type runFlags struct {
 	models      string
 	noMCP       bool
 	sess        sessionFlags
+	peer        peerFlags
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -69,6 +70,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.noSession, "no-session", false, "keep no session file")
 	fs.StringVar(&r.sessionDir, "session-dir", "", "keep and look for sessions in DIR (over PI_CODING_AGENT_SESSION_DIR and settings sessionDir)")
 	r.sess.register(fs)
+	r.peer.register(fs)
 	fs.BoolVar(&r.noExpand, "no-expand", false, "do not expand /skill: and /template input")
 	fs.IntVar(&r.maxTokens, "max-tokens", 0, "cap each reply in tokens (default: the model's setting)")
 	fs.DurationVar(&r.timeout, "timeout", 30*time.Minute, "give up on the whole run after this long")
@@ -99,6 +101,9 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	}
 	if fs.Changed("list-models") {
 		return a.listModels(&c, r.listModels)
+	}
+	if done, err := r.peer.apply(a, &r, fs, rest); done {
+		return err
 	}
 	if r.mode != "text" && r.mode != "json" && r.mode != "rpc" {
 		return usagef("--mode %q: want text, json or rpc", r.mode)
