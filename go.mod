@@ -75,3 +75,7 @@ replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 replace github.com/microcosm-cc/bluemonday => ./third_party/bluemonday
 
 replace github.com/gorilla/css => ./third_party/gorilla-css
+
+// goldmark (glamour's markdown parser) with its regexps and case-folding
+// table built on first use (see third_party/goldmark/PI-PATCH.md).
+replace github.com/yuin/goldmark => ./third_party/goldmark
