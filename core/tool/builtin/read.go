@@ -55,8 +55,19 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	}
 	defer f.Close()
 
-	head := make([]byte, 8192)
+	// The head is sized to the file when it is smaller: one byte more than
+	// its size, so a short read tells that it ended.
+	const headSize = 8192
+	head := make([]byte, min(headSize, max(info.Size(), 0)+1))
 	n, err := io.ReadFull(f, head)
+	if n == len(head) && n < headSize && err == nil {
+		// Larger than its size said (a file being written, a /proc
+		// file): the whole head is what the checks below look at.
+		head = append(head, make([]byte, headSize-n)...)
+		var m int
+		m, err = io.ReadFull(f, head[n:])
+		n += m
+	}
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return tool.ErrorResult("%s", describeFSError("read", path, err)), nil
 	}
@@ -85,7 +96,7 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 	// do, and a 256 KiB buffer for each of them was most of what a session
 	// allocated. A longer file is read on in blocks no larger than it.
 	var buf []byte
-	if n == len(head) {
+	if n == headSize {
 		buf = make([]byte, min(256<<10, max(int(info.Size())-n, 0)+4096))
 	}
 	for buf != nil {

@@ -208,9 +208,10 @@ func TestGuardSeesResolvedPaths(t *testing.T) {
 	golden(t, "guard_seen", strings.Join(seen, "\n")+"\n")
 }
 
-// Reading a small file allocates in proportion to the file, not a block
+// Reading a small file allocates in proportion to the file, not blocks
 // sized for large ones: a session reads many small files, and a 256 KiB
-// buffer per read was most of what a 60-turn session allocated.
+// buffer per read was most of what a 60-turn session allocated (then the
+// 8 KiB head, sized to the file now).
 func TestReadSmallFileAllocatesLittle(t *testing.T) {
 	env, dir := newEnv(t)
 	var b strings.Builder
@@ -227,7 +228,9 @@ func TestReadSmallFileAllocatesLittle(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&ms1)
-	if per := (ms1.TotalAlloc - ms0.TotalAlloc) / reads; per > 32<<10 {
+	if per := (ms1.TotalAlloc - ms0.TotalAlloc) / reads; per > 18<<10 {
 		t.Errorf("a read of a %d-byte file allocates %d bytes", b.Len(), per)
+	} else {
+		t.Logf("a read of a %d-byte file allocates %d bytes", b.Len(), per)
 	}
 }
