@@ -219,6 +219,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	runner := &session.Runner{
 		Transcript: tr, Dispatcher: w.ext.dispatcher, Loaded: w.loaded, Options: w.opts,
 		Route: route, Client: client, Tools: reg, Hooks: gate, NoExpand: r.noExpand, MaxTokens: r.maxTokens,
+		CacheRetention: cacheRetention(a.getenv),
 	}
 	if replay != nil {
 		runner.Model = replay.Stream

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/core/export"
+	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
 	"github.com/spf13/pflag"
 )
@@ -81,4 +82,14 @@ func exportSessionHTML(a *app, file, out string) error {
 	}
 	_, err = fmt.Fprintf(a.stdout, "exported %d messages to %s\n", len(msgs), out)
 	return err
+}
+
+// cacheRetention reads PI_CACHE_RETENTION as the established harness does:
+// "long" asks for the providers' longer prompt caching (an hour on
+// Anthropic, 24 hours on OpenAI); anything else leaves their default.
+func cacheRetention(getenv func(string) string) string {
+	if strings.TrimSpace(getenv("PI_CACHE_RETENTION")) == "long" {
+		return provider.CacheLong
+	}
+	return ""
 }

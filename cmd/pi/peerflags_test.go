@@ -54,3 +54,20 @@ func TestPeerMainFlags(t *testing.T) {
 		}
 	}
 }
+
+// PI_CACHE_RETENTION=long asks for the hour-long prompt cache on
+// Anthropic, as the established harness does; without it the default.
+func TestCacheRetentionFromEnvironment(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	scriptedModel(t, c, "anthropic-messages", nil)
+	body, errs, code := c.run("-p", "--dry-run", "--no-session", "--cwd", proj, "hi")
+	if code != 0 || !strings.Contains(body, `"cache_control":{"type":"ephemeral"}`) || strings.Contains(body, `"ttl"`) {
+		t.Fatalf("default: exit %d: %s%s", code, body, errs)
+	}
+	c.env = map[string]string{"PI_CACHE_RETENTION": "long"}
+	body, errs, code = c.run("-p", "--dry-run", "--no-session", "--cwd", proj, "hi")
+	if code != 0 || !strings.Contains(body, `"cache_control":{"type":"ephemeral","ttl":"1h"}`) {
+		t.Fatalf("PI_CACHE_RETENTION=long: exit %d: %s%s", code, body, errs)
+	}
+}

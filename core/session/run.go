@@ -52,6 +52,10 @@ type Runner struct {
 	NoExpand    bool
 	MaxTokens   int
 	MaxParallel int
+	// CacheRetention is the prompt-cache retention requests ask for
+	// (provider.CacheLong for PI_CACHE_RETENTION=long); "" is the
+	// provider's default.
+	CacheRetention string
 	// Now stamps messages; nil means time.Now.
 	Now func() time.Time
 	// Refresh, when set, gives the prompt options for a turn about to be
@@ -259,7 +263,8 @@ func (r *Runner) request(tr *Transcript, p *Prepared) provider.Request {
 		MaxTokens: r.MaxTokens,
 		Stream:    true,
 		// Keys the provider's prompt cache and session affinity headers.
-		SessionID: tr.Header.ID,
+		SessionID:      tr.Header.ID,
+		CacheRetention: r.CacheRetention,
 	}
 	for _, d := range p.Assembly.Tools {
 		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
