@@ -48,6 +48,7 @@ type sandboxCheckJSON struct {
 	NetworkPolicy string              `json:"networkPolicy"`
 	NetworkAllow  []string            `json:"networkAllow,omitempty"`
 	Proxy         string              `json:"proxy,omitempty"`
+	NetNamespace  bool                `json:"networkNamespace,omitempty"`
 	Require       bool                `json:"require"`
 	WritableRoots []sandbox.Root      `json:"writableRoots"`
 	Protected     []sandbox.Root      `json:"protectedPaths"`
@@ -108,6 +109,7 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	}
 	out.SelfTest = a.sandboxSelfTest(ctx, p, l.Cwd)
 	out.Proxy = p.ProxyAddr() // started by the self-test's command
+	out.NetNamespace = p.NetNamespace()
 	if c.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -122,7 +124,12 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 		if out.Proxy != "" {
 			proxy = "pi's proxy, " + out.Proxy + " for this check"
 		}
-		net = "allow-list: only these hosts, through " + proxy + " (other hosts, direct connections and UDP refused)"
+		net = "allow-list: only these hosts, through " + proxy + " (other hosts, direct connections and UDP refused"
+		if p.NetNamespace() {
+			net += "; commands in a network namespace of their own)"
+		} else {
+			net += "; no network namespace here, so the kernel holds commands to the proxy's port number only, at any address)"
+		}
 	case !p.Network:
 		net = "off (IPv4/IPv6 sockets refused)"
 	}

@@ -39,7 +39,7 @@ func BenchmarkHelperSetup(b *testing.B) {
 		return p
 	}
 	ns := build("workspace")
-	if !ns.Confined() || !ns.enforcement.MountNS {
+	if !ns.Confined() || !ns.mountNS() {
 		b.Skip("no Landlock or no mount namespaces here")
 	}
 	ll := build("workspace")

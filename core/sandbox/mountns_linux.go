@@ -30,7 +30,7 @@ var mountNSWorks = sync.OnceValue(func() bool {
 		return false
 	}
 	cmd := exec.Command(exe)
-	setNamespaces(cmd)
+	setNamespaces(cmd, false)
 	return cmd.Run() == nil
 })
 
@@ -42,12 +42,16 @@ var hostMountNS = sync.OnceValue(func() string {
 
 // setNamespaces starts cmd in a new user and mount namespace in which pi's
 // user and group map to themselves, so files keep their owners.
-func setNamespaces(cmd *exec.Cmd) {
+// With netns, also in a new network namespace (allow-list mode).
+func setNamespaces(cmd *exec.Cmd, netns bool) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	uid, gid := os.Getuid(), os.Getgid()
 	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if netns {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
 	cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	cmd.SysProcAttr.GidMappingsEnableSetgroups = false
@@ -58,6 +62,10 @@ func setNamespaces(cmd *exec.Cmd) {
 		// the helper drops it (dropCaps) before it confines itself, so
 		// the command never has it.
 		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		if netns {
+			// To bring up loopback in the new network namespace.
+			cmd.SysProcAttr.AmbientCaps = append(cmd.SysProcAttr.AmbientCaps, unix.CAP_NET_ADMIN)
+		}
 	}
 }
 

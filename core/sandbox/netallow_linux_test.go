@@ -152,3 +152,39 @@ func TestNetAllowProxyOnlyWhenNeeded(t *testing.T) {
 		t.Errorf("no_proxy not cleared:\n%s", out)
 	}
 }
+
+// TestNetAllowProxyPortElsewhere: Landlock allows the proxy's port, not
+// the proxy's address, so a server listening on that port number at
+// another address (here 127.0.0.2, as an attacker's would anywhere) must
+// still be out of reach: commands run in a network namespace of their own
+// where only the proxy is, through a forwarder.
+func TestNetAllowProxyPortElsewhere(t *testing.T) {
+	w := newWorld(t)
+	if !requireEnforced(t, w) {
+		return
+	}
+	p := netAllowPolicy(t, w, "localhost")
+	run(t, p, w.tree, "true") // starts the proxy
+	_, port, _ := net.SplitHostPort(p.ProxyAddr())
+	ln, err := net.Listen("tcp", "127.0.0.2:"+port)
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	defer ln.Close()
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	exe, _ := os.Executable()
+	out, _ := run(t, p, w.tree, fmt.Sprintf("%q %s tcp 127.0.0.2:%s", exe, hostile.NetProbe, port))
+	if strings.Contains(out, ": ok") || conns.Load() != 0 {
+		t.Errorf("a command reached another server on the proxy's port (%d connection(s)):\n%s", conns.Load(), out)
+	}
+}

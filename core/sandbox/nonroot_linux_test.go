@@ -3,6 +3,9 @@ package sandbox_test
 import (
 	"context"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +68,7 @@ func TestHelperAsAnotherUser(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestHelperAsAnotherUserInner") {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
+	t.Logf("as nobody:\n%s", out)
 }
 
 func TestHelperAsAnotherUserInner(t *testing.T) {
@@ -90,4 +94,28 @@ func TestHelperAsAnotherUserInner(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "fine" {
 		t.Fatalf("%v: %s", err, out)
 	}
+	// The allow-list mode's network namespace needs CAP_NET_ADMIN there
+	// to bring up loopback for its forwarder.
+	if _, err := exec.LookPath("curl"); err != nil {
+		return
+	}
+	al, err := sandbox.Build(sandbox.Inputs{Settings: sandbox.Settings{NetAllow: []string{"localhost"}}, Cwd: tree, Home: home, Tmp: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer al.Close()
+	if !al.Enforced() {
+		return
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "through") }))
+	defer backend.Close()
+	_, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
+	cmd, err = sandbox.Shell{Policy: al, Exe: exe}.Command(context.Background(), "curl -sS --max-time 20 http://localhost:"+port+"/", tree, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "through" {
+		t.Fatalf("allow-list: %v: %s", err, out)
+	}
+	t.Log("allow-list command reached its host")
 }

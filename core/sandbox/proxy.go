@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +48,8 @@ type netProxy struct {
 	ln      net.Listener
 	srv     *http.Server
 	closed  bool
+	sock    string    // the Unix socket's path, "" without one
+	sockDir string    // its private directory, removed at close
 	portNum int       // the listener's port, once started
 	env     []string  // proxyEnv of the listener, once started
 	refused []refusal // in order; capped at maxRefusals
@@ -109,7 +113,26 @@ func (x *netProxy) addr() (string, error) {
 		ReadHeaderTimeout: 30 * time.Second,
 	}
 	go func() { _ = x.srv.Serve(ln) }()
+	// The same proxy on a Unix socket, for commands in a network
+	// namespace of their own (their forwarder connects to it). Without
+	// it commands run in pi's network namespace, held by port only.
+	if dir, err := os.MkdirTemp("", "pi-proxy-"); err == nil {
+		path := filepath.Join(dir, "proxy.sock")
+		if ul, err := net.Listen("unix", path); err == nil {
+			x.sockDir, x.sock = dir, path
+			go func() { _ = x.srv.Serve(ul) }()
+		} else {
+			os.Remove(dir)
+		}
+	}
 	return ln.Addr().String(), nil
+}
+
+// socketPath is the proxy's Unix socket, "" when it has none.
+func (x *netProxy) socketPath() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.sock
 }
 
 // running is the proxy's address if it runs, "" otherwise.
@@ -149,7 +172,11 @@ func (x *netProxy) close() error {
 	if x.srv == nil {
 		return nil
 	}
-	return x.srv.Close()
+	err := x.srv.Close()
+	if x.sockDir != "" {
+		os.RemoveAll(x.sockDir)
+	}
+	return err
 }
 
 func (x *netProxy) serve(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {

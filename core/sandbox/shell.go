@@ -27,6 +27,14 @@ type spec struct {
 	// ProxyPort, in allow-list mode, is the only TCP port the command may
 	// connect to (pi's proxy on loopback); no TCP bind, no UDP.
 	ProxyPort int `json:"proxyPort,omitempty"`
+	// NetNS, in allow-list mode: the helper runs in a network namespace
+	// of its own, where a forwarder on 127.0.0.1:ProxyPort passes
+	// connections to the proxy's Unix socket ProxySocket (netns_linux.go).
+	NetNS       bool   `json:"netns,omitempty"`
+	ProxySocket string `json:"proxySocket,omitempty"`
+	// HostNetNS names pi's network namespace: the helper refuses to
+	// forward while still in it.
+	HostNetNS string `json:"hostNetNS,omitempty"`
 	// Namespace: the helper runs in its own user and mount namespace and
 	// makes ReadOnly read-only and Hide unreadable there (mountns_linux.go).
 	Namespace bool     `json:"namespace,omitempty"`
@@ -84,6 +92,11 @@ func (p *Policy) commandSpec() (spec, []string, error) {
 		return sp, nil, fmt.Errorf("sandbox: %w; not running the command", err)
 	}
 	sp.ProxyPort = port
+	if sock := p.proxy.socketPath(); sock != "" && p.mountNS() {
+		// Only the forwarder's loopback: no other address to reach at
+		// the proxy's port (Landlock restricts ports, not addresses).
+		sp.NetNS, sp.ProxySocket = true, sock
+	}
 	// A copy: the caller appends to it.
 	return sp, append([]string(nil), env...), nil
 }
@@ -97,6 +110,13 @@ func (p *Policy) NetworkPolicy() string {
 		return "on"
 	}
 	return "off"
+}
+
+// NetNamespace reports whether allow-list commands run in a network
+// namespace of their own, reaching only pi's proxy (false: held to the
+// proxy's port by Landlock alone, at any address).
+func (p *Policy) NetNamespace() bool {
+	return p.NetAllow != nil && p.Confined() && p.mountNS()
 }
 
 // ProxyAddr is the allow-list proxy's address (127.0.0.1:PORT) once a
@@ -189,14 +209,17 @@ func helperCommand(exe string, sp spec, argv ...string) (*exec.Cmd, error) {
 	if sp.Namespace {
 		sp.HostMountNS = hostMountNS()
 	}
+	if sp.NetNS {
+		sp.HostNetNS = hostNetNS()
+	}
 	js, err := json.Marshal(sp)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(helperExe(exe), append([]string{HelperArg, string(js), "--"}, argv...)...)
 	detach(cmd)
-	if sp.Namespace {
-		setNamespaces(cmd)
+	if sp.Namespace || sp.NetNS {
+		setNamespaces(cmd, sp.NetNS)
 	}
 	return cmd, nil
 }
