@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"sync"
 )
 
 // object is a request body under construction: its members in wire order,
@@ -206,61 +205,6 @@ func (r *objectReader) Read(p []byte) (int, error) {
 		n += c
 	}
 	return n, nil
-}
-
-// sendBlocks lends WriteTo the buffer it gathers a body's pieces in, up to
-// 32 KiB a write: the pieces are small (a message each), a system call
-// apiece would cost more than the copy, and a buffer per request (what
-// io.Copy makes for a reader without WriteTo) was most of what sending a
-// request allocated.
-var sendBlocks = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
-
-// WriteTo writes the rest of the body to w, so the client sends it without
-// a copy buffer of its own.
-func (r *objectReader) WriteTo(w io.Writer) (int64, error) {
-	bp := sendBlocks.Get().(*[]byte)
-	buf := (*bp)[:0]
-	defer func() {
-		*bp = buf[:0]
-		sendBlocks.Put(bp)
-	}()
-	var total int64
-	write := func(b []byte) error {
-		n, err := w.Write(b)
-		total += int64(n)
-		if err == nil && n < len(b) {
-			err = io.ErrShortWrite
-		}
-		return err
-	}
-	for {
-		piece := r.cur
-		r.cur = nil
-		if len(piece) == 0 {
-			if piece = r.next(); piece == nil {
-				break
-			}
-		}
-		if len(buf)+len(piece) > cap(buf) && len(buf) > 0 {
-			if err := write(buf); err != nil {
-				return total, err
-			}
-			buf = buf[:0]
-		}
-		if len(piece) >= cap(buf) {
-			if err := write(piece); err != nil {
-				return total, err
-			}
-			continue
-		}
-		buf = append(buf, piece...)
-	}
-	if len(buf) > 0 {
-		if err := write(buf); err != nil {
-			return total, err
-		}
-	}
-	return total, nil
 }
 
 // bytes writes the body: one allocation of the exact size.

@@ -70,11 +70,6 @@ func TestMemoKeepsBodiesIdentical(t *testing.T) {
 					if err != nil || !bytes.Equal(sent, want) || o.size() != len(want) {
 						t.Fatalf("pass %d: the body read through the reader (size %d) differs: %v\n got %s\nwant %s", pass, o.size(), err, sent, want)
 					}
-					// What net/http does with it: io.Copy, through WriteTo.
-					var copied bytes.Buffer
-					if n, err := io.Copy(&copied, o.reader()); err != nil || n != int64(len(want)) || !bytes.Equal(copied.Bytes(), want) {
-						t.Fatalf("pass %d: the body copied through WriteTo (%d bytes) differs: %v\n got %s\nwant %s", pass, n, err, copied.Bytes(), want)
-					}
 				}
 			})
 		}
@@ -236,42 +231,4 @@ func TestMemoFollowsHistoryChanges(t *testing.T) {
 			}
 		})
 	}
-}
-
-// WriteTo gathers small pieces into writes of up to 32 KiB and writes a
-// larger piece on its own, in order, whatever the sizes.
-func TestBodyWriteToPieces(t *testing.T) {
-	for _, sizes := range [][]int{{10, 20}, {40 << 10}, {100, 40 << 10, 100}, {20 << 10, 20 << 10, 20 << 10}, {32 << 10, 1}} {
-		req := Request{Messages: memoized([]Message{{Role: RoleSystem, Content: "s"}})}
-		for i, n := range sizes {
-			req.Messages = append(req.Messages, Message{Role: RoleUser, Content: strings.Repeat(string(rune('a'+i)), n), Memo: &Memo{}})
-		}
-		route := testRoute(APIOpenAICompletions)
-		want, err := DryRun(route, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := buildBody(route, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var w writeLog
-		n, err := o.reader().(io.WriterTo).WriteTo(&w)
-		if err != nil || n != int64(len(want)) || !bytes.Equal(w.Bytes(), want) {
-			t.Fatalf("sizes %v: WriteTo wrote %d bytes (%v), differing from the body", sizes, n, err)
-		}
-		if len(sizes) == 2 && sizes[0] < 100 && len(w.writes) != 1 {
-			t.Errorf("sizes %v: %d writes for a small body", sizes, len(w.writes))
-		}
-	}
-}
-
-type writeLog struct {
-	bytes.Buffer
-	writes []int
-}
-
-func (w *writeLog) Write(p []byte) (int, error) {
-	w.writes = append(w.writes, len(p))
-	return w.Buffer.Write(p)
 }
