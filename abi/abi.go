@@ -178,6 +178,10 @@ const (
 	KeyInput = "input"
 	// KeyConfig is the manifest's config as JSON ("null" when absent).
 	KeyConfig = "config"
+	// KeyFlags is the values of the manifest's flags as a JSON object
+	// (a boolean flag as a bool, a string flag as a string; a string
+	// flag neither given nor defaulted is absent).
+	KeyFlags = "flags"
 	// KeySkills is the rendered skills catalogue (before_agent_start).
 	KeySkills = "skills"
 	// KeySystemPrompt is the prompt as rendered so far

@@ -270,6 +270,9 @@ func (c CommandInfo) AppendJSON(b []byte) ([]byte, error) {
 	w.str("name", c.Name, false)
 	w.str("description", c.Description, true)
 	w.str("argumentHint", c.ArgumentHint, true)
+	if c.Completions {
+		w.boolean("completions", true)
+	}
 	return w.done()
 }
 

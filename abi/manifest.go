@@ -60,6 +60,12 @@ type Manifest struct {
 	// pi_tool export). Everything the prompt needs is here, so declaring
 	// them starts no guest.
 	Tools []ToolSpec `yaml:"tools,omitempty" json:"tools,omitempty"`
+	// Flags are the command-line flags the extension takes (see
+	// FlagSpec); read without running the guest.
+	Flags []FlagSpec `yaml:"flags,omitempty" json:"flags,omitempty"`
+	// Shortcuts bind keys of the interactive session to the extension's
+	// commands (see ShortcutSpec).
+	Shortcuts []ShortcutSpec `yaml:"shortcuts,omitempty" json:"shortcuts,omitempty"`
 	// Capabilities the extension requests. Nothing is available unless
 	// requested here and granted by the user.
 	Capabilities Capabilities `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
@@ -286,6 +292,7 @@ func (m *Manifest) Validate() []error {
 		cmds[c.Name] = true
 	}
 	m.validateTools(add)
+	m.validateCLI(add)
 	if len(m.Commands) > 0 && !m.Handles(HookCommand) {
 		add("hooks", "commands are listed but hook %q is not", HookCommand)
 	}
@@ -358,6 +365,20 @@ func (m *Manifest) checkText() orderedErrors {
 		check(fmt.Sprintf("commands[%d].name", i), c.Name, false)
 		check(fmt.Sprintf("commands[%d].description", i), c.Description, false)
 		check(fmt.Sprintf("commands[%d].argumentHint", i), c.ArgumentHint, false)
+	}
+	for i, f := range m.Flags {
+		check(fmt.Sprintf("flags[%d].name", i), f.Name, false)
+		check(fmt.Sprintf("flags[%d].type", i), f.Type, false)
+		check(fmt.Sprintf("flags[%d].description", i), f.Description, false)
+		if d, ok := f.Default.(string); ok {
+			check(fmt.Sprintf("flags[%d].default", i), d, false)
+		}
+	}
+	for i, s := range m.Shortcuts {
+		check(fmt.Sprintf("shortcuts[%d].key", i), s.Key, false)
+		check(fmt.Sprintf("shortcuts[%d].description", i), s.Description, false)
+		check(fmt.Sprintf("shortcuts[%d].command", i), s.Command, false)
+		check(fmt.Sprintf("shortcuts[%d].args", i), s.Args, false)
 	}
 	for i, p := range m.InputPrefixes {
 		check(fmt.Sprintf("inputPrefixes[%d]", i), p, false)

@@ -148,6 +148,9 @@ type CommandInfo struct {
 	Name         string `json:"name" yaml:"name"`
 	Description  string `json:"description,omitempty" yaml:"description,omitempty"`
 	ArgumentHint string `json:"argumentHint,omitempty" yaml:"argumentHint,omitempty"`
+	// Completions says the module completes the argument (export
+	// pi_command_complete), asked as the person types after "/name ".
+	Completions bool `json:"completions,omitempty" yaml:"completions,omitempty"`
 }
 
 // CommandEvent is the event of ExportCommand: "/name args" typed by the user.

@@ -35,11 +35,15 @@ type Extension struct {
 	limits abi.Limits
 	caps   abi.Capabilities // granted
 	config []byte           // manifest config as JSON, with the user's settings merged over it
-	// extismConfig is config as Extism's config_get serves it.
+	// extismConfig is config as Extism's config_get serves it, with the
+	// flags' values under "flag:<name>".
 	extismConfig map[string][]byte
-	commands     []abi.CommandInfo
-	exports      []string
-	compileTime  time.Duration
+	// flags is the flags' values as a JSON object (the fetch key
+	// "flags"; part of the memo identity).
+	flags       []byte
+	commands    []abi.CommandInfo
+	exports     []string
+	compileTime time.Duration
 
 	// wrt is the extension's own wazero runtime (its memory limit is a
 	// runtime setting); it holds the WASI, Extism kernel and pi host
@@ -212,6 +216,9 @@ func (e *Extension) checkExportsStatically(diags []diag.Diagnostic) (*Extension,
 	if len(m.Tools) > 0 && !has(abi.ExportTool) {
 		missing = append(missing, fmt.Sprintf("missing export %s (the manifest declares tools)", abi.ExportTool))
 	}
+	if completes(m.Commands) && !has(abi.ExportCommandComplete) {
+		missing = append(missing, fmt.Sprintf("missing export %s (a command declares completions)", abi.ExportCommandComplete))
+	}
 	if len(missing) > 0 {
 		return fail(DiagExports, "%s", strings.Join(missing, "; "))
 	}
@@ -335,6 +342,7 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 	}
 	e.config = cfg
 	e.extismConfig = extismConfig(cfg)
+	e.flags = e.flagValues(r.cfg.Flags[m.Name])
 
 	e.rcfg = wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
@@ -398,6 +406,11 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 			missingExports = append(missingExports, fmt.Sprintf("%v (the manifest declares tools)", err))
 		}
 	}
+	if completes(m.Commands) {
+		if err := hookSig(abi.ExportCommandComplete); err != nil {
+			missingExports = append(missingExports, fmt.Sprintf("%v (a command declares completions)", err))
+		}
+	}
 	if len(missingExports) > 0 {
 		return fail(DiagExports, "%s", strings.Join(missingExports, "; "))
 	}
@@ -419,6 +432,47 @@ func (r *Runtime) open(ctx context.Context, pkg *Package, g Grant, hasGrant bool
 		e.commands = list
 	}
 	return e, diags
+}
+
+// flagValues puts the manifest's flags, as given or by default, into the
+// Extism config (flag:<name>) and returns them as a JSON object for the
+// fetch key "flags": a boolean flag as a JSON bool, a string flag as a
+// string, a string flag without value or default left out.
+func (e *Extension) flagValues(given map[string]string) []byte {
+	if len(e.pkg.Manifest.Flags) == 0 {
+		return nil // no flags: the memo identity stays what it was
+	}
+	obj := map[string]any{}
+	for _, f := range e.pkg.Manifest.Flags {
+		v, ok := given[f.Name]
+		if !ok {
+			v, ok = f.DefaultText()
+		}
+		if !ok {
+			continue
+		}
+		if e.extismConfig == nil {
+			e.extismConfig = map[string][]byte{}
+		}
+		e.extismConfig[abi.FlagConfigPrefix+f.Name] = []byte(v)
+		if f.Type == abi.FlagBoolean {
+			obj[f.Name] = v == "true"
+		} else {
+			obj[f.Name] = v
+		}
+	}
+	b, _ := json.Marshal(obj) // map keys come out sorted
+	return b
+}
+
+// completes reports whether a command completes its argument.
+func completes(cmds []abi.CommandInfo) bool {
+	for _, c := range cmds {
+		if c.Completions {
+			return true
+		}
+	}
+	return false
 }
 
 // ShortSHA is the first 12 hex digits of a SHA-256, as messages show it.
@@ -553,6 +607,15 @@ func (e *Extension) Command(ctx context.Context, ev abi.CommandEvent) (abi.Comma
 func (e *Extension) CommandWith(ctx context.Context, ev abi.CommandEvent, fetch hooks.Fetcher) (abi.CommandResult, error) {
 	var res abi.CommandResult
 	err := e.hook(ctx, abi.HookCommand, ev, fetch, &res)
+	return res, err
+}
+
+// CompleteCommand asks the module for completions of a command's argument
+// (export pi_command_complete). The caller bounds ctx tightly: the person
+// is typing.
+func (e *Extension) CompleteCommand(ctx context.Context, ev abi.CommandCompleteEvent) (abi.CommandCompleteResult, error) {
+	var res abi.CommandCompleteResult
+	err := e.Call(ctx, abi.ExportCommandComplete, ev, nil, &res)
 	return res, err
 }
 

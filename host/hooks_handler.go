@@ -53,9 +53,10 @@ func (h handler) MemoIdentity() (string, bool) {
 		Name   string
 		SHA256 string
 		Config json.RawMessage
+		Flags  json.RawMessage `json:",omitempty"`
 		Files  []string
 		Limits abi.Limits
-	}{abi.Version, h.e.Name(), h.e.SHA256(), h.e.config, c.Files, h.e.Limits()})
+	}{abi.Version, h.e.Name(), h.e.SHA256(), h.e.config, h.e.flags, c.Files, h.e.Limits()})
 	if err != nil {
 		return "", false
 	}
@@ -137,4 +138,11 @@ func (f fileServer) Input(ctx context.Context, ev abi.InputEvent, fetch hooks.Fe
 
 func (f fileServer) Command(ctx context.Context, ev abi.CommandEvent, fetch hooks.Fetcher) (abi.CommandResult, error) {
 	return f.Handler.Command(ctx, ev, f.serve(fetch))
+}
+
+// CompleteCommand completes a command's argument (see
+// Extension.CompleteCommand); never memoised, as it runs while the person
+// types and its answer is thrown away with the next key.
+func (f fileServer) CompleteCommand(ctx context.Context, ev abi.CommandCompleteEvent) (abi.CommandCompleteResult, error) {
+	return f.e.CompleteCommand(ctx, ev)
 }

@@ -191,6 +191,11 @@ func (e *Extension) fetchValue(key string) ([]byte, int64) {
 		val = cs.event
 	case abi.KeyConfig:
 		val = e.config
+	case abi.KeyFlags:
+		val = e.flags
+		if val == nil {
+			val = []byte("{}")
+		}
 	default:
 		if cs.fetch == nil {
 			return nil, abi.ErrNotFound

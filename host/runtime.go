@@ -34,6 +34,12 @@ type Config struct {
 	// see the merged config under the fetch key "config" and through
 	// Extism's config_get.
 	ExtensionConfig map[string]json.RawMessage
+	// Flags are the values given on the command line for extensions'
+	// flags, by extension name, then flag name (the manifest's, not the
+	// command line's): "true"/"false" for a boolean flag, the text for a
+	// string flag. A flag not given has its manifest default. Guests read
+	// them through config_get("flag:<name>") and the fetch key "flags".
+	Flags map[string]map[string]string
 	// Parallelism bounds concurrent compilations in Load (default
 	// GOMAXPROCS).
 	Parallelism int

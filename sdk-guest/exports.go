@@ -24,3 +24,6 @@ func exportCommand() int32 { return run(handleCommand) }
 
 //go:wasmexport pi_commands
 func exportCommands() int32 { return run(handleCommands) }
+
+//go:wasmexport pi_command_complete
+func exportCommandComplete() int32 { return run(handleCommandComplete) }

@@ -23,6 +23,9 @@ import (
 type Harness struct {
 	// Config is the manifest's config as JSON ("" is null).
 	Config string
+	// Flags are the flags' values as Flag returns them (a boolean flag's
+	// "true" or "false"); a flag not here is absent.
+	Flags map[string]string
 	// Values serves other fetch keys (abi.KeySystemPrompt, abi.KeyInput,
 	// abi.KeySkills, abi.KeySectionPrefix+name, abi.KeyContextPrefix+path).
 	Values map[string]string
@@ -80,7 +83,7 @@ func harnessCall[T any, E event[T]](h *Harness, ev any, handle func(E) (abi.JSON
 	}
 	harnessMu.Lock()
 	defer harnessMu.Unlock()
-	configRaw = nil // the config may differ from the last call's
+	configRaw, flagsRaw = nil, nil // the config may differ from the last call's
 	current, h.event, h.out = h, raw, nil
 	defer func() { current = nil }()
 	run(handle)
@@ -106,5 +109,12 @@ func (h *Harness) ToolResult(ev abi.ToolResultEvent) (abi.ToolResultPatch, error
 func (h *Harness) Tool(ev abi.ToolEvent) (abi.ToolResult, error) {
 	var res abi.ToolResult
 	err := harnessCall(h, ev, handleTool, &res)
+	return res, err
+}
+
+// CompleteCommand runs the completer of ev.Name.
+func (h *Harness) CompleteCommand(ev abi.CommandCompleteEvent) (abi.CommandCompleteResult, error) {
+	var res abi.CommandCompleteResult
+	err := harnessCall(h, ev, handleCommandComplete, &res)
 	return res, err
 }

@@ -3,6 +3,7 @@
 package sdk
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -36,6 +37,15 @@ func Fetch(key string) ([]byte, error) {
 			return []byte("null"), nil
 		}
 		return []byte(h.Config), nil
+	case abi.KeyFlags:
+		obj := map[string]any{}
+		for k, v := range h.Flags {
+			obj[k] = v
+			if v == "true" || v == "false" {
+				obj[k] = v == "true"
+			}
+		}
+		return json.Marshal(obj)
 	}
 	if v, ok := h.Values[key]; ok {
 		return []byte(v), nil

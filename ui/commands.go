@@ -122,6 +122,11 @@ func (m *Model) cmdReload(string) tea.Cmd {
 	default:
 		m.addNotice("reloaded:\n" + strings.Join(changes, "\n"))
 	}
+	if err == nil && m.host.Shortcuts != nil {
+		if notes := m.bindShortcuts(m.host.Shortcuts()); notes != "" {
+			m.addNotice(notes)
+		}
+	}
 	return m.flush()
 }
 
@@ -244,6 +249,10 @@ func (m *Model) complete() {
 		word := v[strings.LastIndexAny(v, " \n")+1:]
 		if strings.HasPrefix(word, "@") {
 			m.menu = m.fileItems(word[1:])
+		} else if strings.HasPrefix(v, "/") && !strings.Contains(v, "\n") {
+			// An extension command's argument: its guest is asked
+			// (off this goroutine; see askArgs).
+			m.wantArgs(v)
 		}
 	}
 	if m.menuSel >= len(m.menu) {

@@ -276,7 +276,7 @@ const hotkeys = `Keys in the editor
   pgup/pgdown      scroll (full screen)`
 
 func (m *Model) cmdHotkeys(string) tea.Cmd {
-	m.addNotice(hotkeys)
+	m.addNotice(hotkeys + m.shortcutHelp())
 	return m.flush()
 }
 

@@ -97,6 +97,8 @@ type Host struct {
 	// StoredCredentials lists auth.json's providers; Logout forgets one.
 	StoredCredentials func() ([]string, error)
 	Logout            func(provider string) (bool, error)
+	// Shortcuts are the keys extensions bind (read again after /reload).
+	Shortcuts func() []Shortcut
 	// Sections are the system prompt's sections with their sources.
 	Sections func() ([]Section, error)
 	// Trust, when set, is asked first: the project has local resources

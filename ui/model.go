@@ -100,8 +100,12 @@ type Model struct {
 	histPos int
 	menu    []item
 	menuSel int
-	dialog  *dialog
-	waiting []*dialog // questions queued behind the open dialog
+	args    argState // extension commands' argument completion
+	// shortcuts are the extensions' keys pi honours, in load order.
+	shortcuts     map[string]Shortcut
+	shortcutOrder []string
+	dialog        *dialog
+	waiting       []*dialog // questions queued behind the open dialog
 	// picker is the /tree navigator or the /fork picker; input a one-line
 	// question (a label, summary instructions).
 	picker *picker
@@ -153,6 +157,11 @@ func New(h Host) *Model {
 	m.showHistory(h.Runtime.Messages())
 	if h.Notices != "" {
 		m.addNotice(h.Notices)
+	}
+	if h.Shortcuts != nil {
+		if notes := m.bindShortcuts(h.Shortcuts()); notes != "" {
+			m.addNotice(notes)
+		}
 	}
 	if h.WhatsNew != "" {
 		news := h.WhatsNew
@@ -234,6 +243,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.bashUpdate(msg)
 	case editedMsg:
 		return m, m.edited(msg)
+	case argItemsMsg:
+		return m, m.argItems(msg)
 	case noticeMsg:
 		m.addNotice(string(msg))
 		return m, m.flush()
@@ -298,6 +309,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if s != "esc" {
 		m.lastEsc = time.Time{}
+	}
+	if cmd, ok := m.runShortcut(s); ok {
+		return cmd
 	}
 	switch s {
 	case "ctrl+c":
@@ -416,6 +430,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	m.editor, cmd = m.editor.Update(k)
 	m.resizeEditor()
 	m.complete()
+	if ask := m.askArgs(); ask != nil {
+		return tea.Batch(cmd, ask)
+	}
 	return cmd
 }
 

@@ -142,9 +142,22 @@ func mainFlags() *pflag.FlagSet {
 	return fs
 }
 
-// writeMainHelp prints `pi --help`: the usage, the commands, every option
-// of the main mode in groups, examples and the environment.
-func writeMainHelp(w io.Writer) {
+// writeHelp prints `pi --help` with the flags of the extensions c would
+// load (read from their manifests; no guest runs). A flag of theirs that
+// cannot be offered is said on stderr.
+func (a *app) writeHelp(c *common) {
+	flags, diags := a.extensionFlags(c)
+	printDiagnostics(a.stderr, diags)
+	writeMainHelpWith(a.stdout, flags)
+}
+
+// writeMainHelp prints `pi --help` without extension flags.
+func writeMainHelp(w io.Writer) { writeMainHelpWith(w, nil) }
+
+// writeMainHelpWith prints `pi --help`: the usage, the commands, every
+// option of the main mode in groups, the extensions' flags, examples and
+// the environment.
+func writeMainHelpWith(w io.Writer, extFlags []extFlag) {
 	fmt.Fprint(w, "pi — a coding-agent harness with sandboxed WebAssembly extensions\n\n")
 	fmt.Fprint(w, "Usage:\n  pi [options] [--] [@files...] [messages...]\n\n")
 	fmt.Fprint(w, "Commands:\n")
@@ -174,6 +187,7 @@ func writeMainHelp(w io.Writer) {
 	})
 	writeFlagGroup(w, "Other", other)
 	fmt.Fprint(w, "  -h, --help                      this help\n  --                              end of options: what follows is messages and @files\n\n")
+	writeExtFlagHelp(w, extFlags)
 	fmt.Fprint(w, helpExamples, "\n", helpEnvironment)
 }
 

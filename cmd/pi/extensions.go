@@ -76,6 +76,7 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		ProjectRoot:     resources.ProjectRoot(l.Cwd),
 		Lazy:            true,
 		ExtensionConfig: extensionConfig(l.Settings),
+		Flags:           c.extFlags,
 		Log: func(ext, level, msg string) {
 			if !c.verbose {
 				return
@@ -94,6 +95,14 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	exts, diags := rt.Load(ctx, dirs, grants)
 	env.exts = exts
 	env.diags = append(diags, unknownConfigNames(l.Settings, exts)...)
+	// A flag pi cannot offer is said at every load, not only when it is
+	// used on the command line.
+	var ms []manifestAt
+	for _, x := range exts {
+		ms = append(ms, manifestAt{m: x.Manifest(), dir: x.Dir()})
+	}
+	_, clashes := collectExtFlags(ms)
+	env.diags = append(env.diags, clashes...)
 	if err := abortOnFailedLoad(dirs, exts, diags); err != nil {
 		env.close(ctx)
 		return nil, err

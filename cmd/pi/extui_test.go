@@ -3,49 +3,9 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// unrulyBuild builds testdata/guests/unruly once for this package.
-var unrulyBuild = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pi-unruly-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "unruly.wasm")
-	src, _ := filepath.Abs(filepath.Join("testdata", "guests", "unruly"))
-	return out, buildGuest(src, out)
-})
-
-// unrulyPackage writes a package running the unruly guest under dir/name
-// with the given manifest.
-func unrulyPackage(t *testing.T, dir, name, manifest string) string {
-	t.Helper()
-	wasm, err := unrulyBuild()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := filepath.Join(dir, name)
-	writeFiles(t, pkg, map[string]string{"extension.yaml": manifest})
-	data, err := os.ReadFile(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod := name + ".wasm"
-	for _, l := range strings.Split(manifest, "\n") {
-		if m, ok := strings.CutPrefix(l, "module: "); ok {
-			mod = m
-		}
-	}
-	if err := os.WriteFile(filepath.Join(pkg, mod), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return pkg
-}
 
 // A hook that fails while the interactive session is on screen is told as
 // a notice in the transcript (escaped), not written to stderr over the

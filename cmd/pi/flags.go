@@ -26,7 +26,10 @@ type common struct {
 	// notice, when set, shows extension hooks' warnings and (--verbose)
 	// log lines in the interactive session instead of on stderr, where
 	// they would tear the drawn screen (see app.warner).
-	notice            func(string)
+	notice func(string)
+	// extFlags are the extension flags given on the command line (see
+	// host.Config.Flags).
+	extFlags          map[string]map[string]string
 	cwd               string
 	systemPrompt      []string
 	appendPrompt      []string

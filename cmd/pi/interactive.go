@@ -189,6 +189,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		SetTrust:  func(c ui.TrustChoice) error { return setTrust(ls.world.loaded.AgentDir, ls.world.loaded.Cwd, c) },
 		Changelog: pi.Changelog(),
 		Share:     func(page []byte) (string, error) { return shareGist(ctx, page) },
+		Shortcuts: func() []ui.Shortcut { return extShortcuts(ls.world.ext) },
 		Sections: func() ([]ui.Section, error) {
 			p, err := session.Prepare(ctx, ls.world.ext.dispatcher, ls.world.opts, "")
 			if err != nil {

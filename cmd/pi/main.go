@@ -119,7 +119,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.exitCode(a.cmdRun(ctx, args))
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		writeMainHelp(a.stdout)
+		a.writeHelp(preParse(args[1:]))
 		return exitOK
 	}
 	if c, ok := lookupSubcommand(args[0]); ok {

@@ -87,11 +87,20 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	var r runFlags
 	r.register(fs)
 	r.sandbox.register(fs)
+	var extFlags []extFlag
+	if unknownLongFlag(args) {
+		// Perhaps an extension's flag: read the manifests of the
+		// extensions this run would load (without running any) and
+		// take their flags too.
+		extFlags, _ = a.extensionFlags(preParse(args))
+		registerExtFlags(fs, extFlags)
+	}
 	rest, err := c.parse(fs, args)
 	if errors.Is(err, pflag.ErrHelp) {
-		writeMainHelp(a.stdout)
+		a.writeHelp(&c)
 		return errHelp
 	}
+	c.extFlags = extFlagValues(fs, extFlags)
 	if err != nil {
 		return err
 	}
