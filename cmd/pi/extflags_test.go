@@ -45,7 +45,6 @@ func unrulyPackage(t *testing.T, dir, name, manifest string) string {
 	return pkg
 }
 
-
 // An extension's manifest flags: listed by pi --help under their own
 // group, taken on the command line as --<ext>-<flag> (--<ext> for the flag
 // named like its extension), and read by the guest; an unknown flag is
