@@ -79,3 +79,11 @@ replace github.com/gorilla/css => ./third_party/gorilla-css
 // goldmark (glamour's markdown parser) with its regexps and case-folding
 // table built on first use (see third_party/goldmark/PI-PATCH.md).
 replace github.com/yuin/goldmark => ./third_party/goldmark
+
+// glamour (its GitHub-link patterns) and atotto/clipboard (its search for
+// clipboard programs) doing on first use what they did at package
+// initialisation (see third_party/glamour/PI-PATCH.md and
+// third_party/clipboard/PI-PATCH.md).
+replace charm.land/glamour/v2 => ./third_party/glamour
+
+replace github.com/atotto/clipboard => ./third_party/clipboard
