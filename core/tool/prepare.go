@@ -8,7 +8,29 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
+
+// decodedSchema is a tool's parameter schema decoded on first use. The
+// validator only reads it, so concurrent calls share it.
+type decodedSchema struct {
+	raw  json.RawMessage // the bytes it decodes: a copy of the tool with other Parameters decodes its own
+	once sync.Once
+	v    any
+	err  error
+}
+
+// decodedParameters is Parameters decoded: from the tool's shared memo when
+// it was made for these very bytes, else decoded now.
+func (t Tool) decodedParameters() (any, error) {
+	if d := t.schema; d != nil && len(d.raw) == len(t.Parameters) && (len(d.raw) == 0 || &d.raw[0] == &t.Parameters[0]) {
+		d.once.Do(func() { d.err = json.Unmarshal(d.raw, &d.v) })
+		return d.v, d.err
+	}
+	var v any
+	err := json.Unmarshal(t.Parameters, &v)
+	return v, err
+}
 
 // Prepare turns a call's raw JSON arguments into the arguments the tool runs
 // with: legacy shapes folded by Fold, then checked against Parameters with
@@ -44,8 +66,8 @@ func (t Tool) Prepare(raw json.RawMessage) (map[string]any, error) {
 	if len(bytes.TrimSpace(t.Parameters)) == 0 {
 		return args, nil
 	}
-	var schema any
-	if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+	schema, err := t.decodedParameters()
+	if err != nil {
 		return nil, fmt.Errorf("tool %q has an invalid parameter schema: %v", t.Name, err)
 	}
 	vd := validator{root: schema}

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -105,4 +106,34 @@ func asArgError(err error, target **ArgError) bool {
 	ae, ok := err.(*ArgError)
 	*target = ae
 	return ok
+}
+
+// A registered tool's schema is decoded once, not on every call: Prepare on
+// the registry's copy allocates for the arguments only. A copy whose
+// Parameters were replaced decodes its own.
+func TestPrepareDecodesSchemaOnce(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Path to the file to read (relative or absolute)"},"offset":{"type":"number","description":"Line number to start reading from (1-indexed)"},"limit":{"type":"number","description":"Maximum number of lines to read"}},"required":["path"],"additionalProperties":false}`)
+	tl := Tool{Name: "read", Parameters: schema, Run: func(context.Context, Call, Update) (Result, error) { return Result{}, nil }}
+	reg := NewRegistry()
+	if err := reg.Add(tl); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := reg.Get("read")
+	args := json.RawMessage(`{"path":"f01.txt"}`)
+	prepare := func(tl Tool) func() {
+		return func() {
+			if _, err := tl.Prepare(args); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	registered, fresh := testing.AllocsPerRun(50, prepare(got)), testing.AllocsPerRun(50, prepare(tl))
+	if registered*2 > fresh {
+		t.Errorf("Prepare on a registered tool: %v allocations, on an unregistered one %v: the schema was decoded again", registered, fresh)
+	}
+	changed := got
+	changed.Parameters = json.RawMessage(`{"type":"object","properties":{"path":{"type":"number"}}}`)
+	if _, err := changed.Prepare(args); err == nil {
+		t.Error("a copy with other Parameters was checked against the registered schema")
+	}
 }

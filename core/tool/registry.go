@@ -45,6 +45,9 @@ func (r *Registry) Add(t Tool) error {
 	if old, ok := r.tools[t.Name]; ok {
 		return fmt.Errorf("tool %q from %s is already registered by %s", t.Name, sourceOf(t), sourceOf(old))
 	}
+	if t.schema == nil {
+		t.schema = &decodedSchema{raw: t.Parameters}
+	}
 	r.tools[t.Name] = t
 	r.order = append(r.order, t.Name)
 	return nil

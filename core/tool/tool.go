@@ -93,6 +93,11 @@ type Tool struct {
 	// Fold, when set, rewrites legacy argument shapes before validation.
 	Fold func(raw map[string]any) map[string]any
 	Run  RunFunc
+
+	// schema is Parameters decoded once, shared by the copies of a
+	// registered tool (Registry.Add sets it), so Prepare does not decode
+	// the schema again for every call.
+	schema *decodedSchema
 }
 
 // SourceBuiltin is the Source of pi's own tools.
