@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -111,6 +112,9 @@ func (x *netProxy) addr() (string, error) {
 	x.srv = &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { x.serve(w, r, rp) }),
 		ReadHeaderTimeout: 30 * time.Second,
+		// A client's broken request must not print on pi's terminal
+		// (the UI owns it); refusals reach the command as 403s.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	go func() { _ = x.srv.Serve(ln) }()
 	// The same proxy on a Unix socket, for commands in a network
