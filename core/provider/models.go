@@ -20,6 +20,19 @@ const (
 	defaultGoogleBaseURL    = "https://generativelanguage.googleapis.com/v1beta"
 )
 
+// openRouterAnthropicBaseURL is where OpenRouter takes Anthropic Messages
+// requests (the SDK adds /v1/messages).
+const openRouterAnthropicBaseURL = "https://openrouter.ai/api"
+
+// openRouterAnthropic reports whether an OpenRouter model id is one of
+// Anthropic's models that OpenRouter serves over the Messages API (its
+// "~anthropic/…-latest" aliases included); the ":batch" variants go over
+// chat completions.
+func openRouterAnthropic(id string) bool {
+	id = strings.TrimPrefix(id, "~")
+	return strings.HasPrefix(id, "anthropic/") && !strings.HasSuffix(id, ":batch")
+}
+
 // builtinProvider is a provider known without configuration. It has no model
 // catalog: any model id is accepted, as a custom id is in the other harness.
 type builtinProvider struct {
@@ -727,6 +740,13 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 		// Like the established harness: a model takes images only when its
 		// input lists "image" (the default input is text only).
 		NoImages: !contains(eff.Input, "image"),
+	}
+	if builtin && p.Name == "openrouter" && mc.API == "" && p.API == "" && openRouterAnthropic(mc.ID) {
+		// OpenRouter's Anthropic models speak the Messages API at its
+		// /api endpoint in the established harness; a configured base URL
+		// still wins.
+		r.API = APIAnthropicMessages
+		r.BaseURL = firstNonEmpty(mc.BaseURL, p.BaseURL, openRouterAnthropicBaseURL)
 	}
 	if r.API == "" {
 		return Route{}, fmt.Errorf("model %q: providers.%s.api is not set (want one of %s)", label, p.Name, strings.Join(supportedAPIs(), ", "))

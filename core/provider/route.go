@@ -256,6 +256,20 @@ func (r Route) affinity(h http.Header, sessionID string) {
 		if !r.Compat.SendSessionAffinity {
 			return
 		}
+	case APIAnthropicMessages:
+		// Only where the compat says so (OpenRouter by default), with
+		// the Anthropic client's names.
+		if !r.Compat.SendSessionAffinity {
+			return
+		}
+		if r.Compat.SessionAffinity == "openrouter" {
+			if !headerSetFold(r.Headers, "X-Session-Id") {
+				h.Set("X-Session-Id", sessionID)
+			}
+		} else if !headerSetFold(r.Headers, "X-Session-Affinity") {
+			h.Set("X-Session-Affinity", sessionID)
+		}
+		return
 	default:
 		return
 	}
