@@ -87,3 +87,8 @@ replace github.com/yuin/goldmark => ./third_party/goldmark
 replace charm.land/glamour/v2 => ./third_party/glamour
 
 replace github.com/atotto/clipboard => ./third_party/clipboard
+
+// wazero with a compilation-cache hit that skips decoding and validating
+// function bodies and maps the cached native code from its file (see
+// third_party/wazero/PI-PATCH.md).
+replace github.com/tetratelabs/wazero => ./third_party/wazero
