@@ -2,6 +2,7 @@ package wazero
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -231,6 +232,10 @@ func (r *runtime) CompileModule(ctx context.Context, binary []byte) (CompiledMod
 		return nil, err
 	}
 
+	if c, ok, err := r.compileCachedModule(ctx, binary); ok || err != nil {
+		return c, err
+	}
+
 	internal, err := binaryformat.DecodeModule(binary, r.enabledFeatures,
 		r.memoryLimitPages, r.memoryCapacityFromMax, !r.dwarfDisabled, r.storeCustomSections)
 	if err != nil {
@@ -291,6 +296,50 @@ func (r *runtime) failIfClosed() error {
 // Instantiate implements Runtime.Instantiate
 func (r *runtime) Instantiate(ctx context.Context, binary []byte) (api.Module, error) {
 	return r.InstantiateWithConfig(ctx, binary, NewModuleConfig())
+}
+
+// compileCachedModule is CompileModule for a module the engine has
+// compiled before, in this process or into the file cache (PI-PATCH): its
+// function bodies are neither decoded nor validated, the two thirds of
+// CompileModule's time for a large module. Validation adds nothing there:
+// the cached entry exists only because the same bytes (the key is their
+// SHA-256, with the same wazero and CPU) passed validation when they were
+// compiled, and the native code read from the cache is trusted as it is.
+// ok=false means "not cached": the caller takes the full path.
+func (r *runtime) compileCachedModule(ctx context.Context, binary []byte) (CompiledModule, bool, error) {
+	probe, isProbe := r.store.Engine.(interface {
+		HasCompiledModule(wasm.ModuleID, bool) bool
+	})
+	hasListeners := ctx.Value(expctxkeys.FunctionListenerFactoryKey{}) != nil
+	if !isProbe || hasListeners {
+		return nil, false, nil
+	}
+	var key wasm.Module
+	key.AssignModuleID(binary, nil, r.ensureTermination)
+	if !probe.HasCompiledModule(key.ID, false) {
+		return nil, false, nil
+	}
+	internal, err := binaryformat.DecodeModuleWithoutBodies(binary, r.enabledFeatures,
+		r.memoryLimitPages, r.memoryCapacityFromMax, !r.dwarfDisabled, r.storeCustomSections)
+	if err != nil {
+		return nil, false, err
+	} else if err = internal.ValidateWithoutFunctionBodies(r.enabledFeatures); err != nil {
+		return nil, false, err
+	}
+	internal.BuildMemoryDefinitions()
+	c := &compiledModule{module: internal, compiledEngine: r.store.Engine}
+	typeIDs, err := r.store.GetFunctionTypeIDs(internal.TypeSection)
+	if err != nil {
+		return nil, false, err
+	}
+	c.typeIDs = typeIDs
+	internal.ID = key.ID
+	if err = r.store.Engine.CompileModule(ctx, internal, nil, r.ensureTermination); errors.Is(err, wasm.ErrBodiesSkipped) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, err
+	}
+	return c, true, nil
 }
 
 // InstantiateWithConfig implements Runtime.InstantiateWithConfig

@@ -40,6 +40,13 @@ func (fc *fileCache) Get(key Key) (content io.ReadCloser, ok bool, err error) {
 	}
 }
 
+// Has reports whether an entry for key exists (PI-PATCH). The entry may
+// still turn out stale or damaged when read.
+func (fc *fileCache) Has(key Key) bool {
+	_, err := os.Stat(fc.path(key))
+	return err == nil
+}
+
 func (fc *fileCache) Add(key Key, content io.Reader) (err error) {
 	path := fc.path(key)
 	dirPath, fileName := filepath.Split(path)
@@ -54,7 +61,13 @@ func (fc *fileCache) Add(key Key, content io.Reader) (err error) {
 			_ = os.Remove(file.Name())
 		}
 	}()
-	if _, err = io.Copy(file, content); err != nil {
+	// PI-PATCH: written a page at a time. The native code is mapped from
+	// this file (see wazevo's deserializeCompiledModule) and only the pages
+	// a guest runs should become resident; Linux keeps one large write in
+	// large page-cache folios (up to 2 MiB), each mapped whole on the first
+	// touch, which made the whole file resident.
+	buf := make([]byte, 4096)
+	if _, err = io.CopyBuffer(struct{ io.Writer }{file}, struct{ io.Reader }{content}, buf); err != nil {
 		return
 	}
 	if err = file.Sync(); err != nil {

@@ -223,6 +223,21 @@ func evaluateConstExpr(e *ConstantExpression, globalResolver func(globalIndex In
 	}
 }
 
+// constI32 returns the value of an expression that is a lone i32.const
+// (PI-PATCH): the offset of every data segment a Go guest has, tens of
+// thousands of them, evaluated without the general evaluator's stacks.
+func constI32(e *ConstantExpression) (int32, bool) {
+	d := e.Data
+	if len(d) < 3 || d[0] != OpcodeI32Const || d[len(d)-1] != OpcodeEnd {
+		return 0, false
+	}
+	v, n, err := leb128.LoadInt32(d[1:])
+	if err != nil || 1+int(n) != len(d)-1 {
+		return 0, false
+	}
+	return v, true
+}
+
 func evaluateConstExprInModuleInstance(e *ConstantExpression, m *ModuleInstance) []uint64 {
 	v, _, _ := evaluateConstExpr(
 		e,

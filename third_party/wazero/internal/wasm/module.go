@@ -180,6 +180,11 @@ type Module struct {
 	// Wasm binary. This is only used for caching.
 	ID ModuleID
 
+	// BodiesSkipped is true when the code section's bodies and locals were
+	// not decoded (PI-PATCH: DecodeModuleWithoutBodies): the module can only
+	// be compiled from the engine's cache.
+	BodiesSkipped bool
+
 	// IsHostModule true if this is the host module, false otherwise.
 	IsHostModule bool
 
@@ -279,6 +284,27 @@ func (m *Module) typeIndexOfFunction(funcIdx Index) (Index, bool) {
 }
 
 func (m *Module) Validate(enabledFeatures api.CoreFeatures) error {
+	return m.validate(enabledFeatures, true)
+}
+
+// ValidateWithoutFunctionBodies is Validate without the validation of
+// function bodies (PI-PATCH). It is only for a module decoded with
+// DecodeModuleWithoutBodies whose compilation the engine holds: bodies that
+// were validated when it was compiled.
+func (m *Module) ValidateWithoutFunctionBodies(enabledFeatures api.CoreFeatures) error {
+	return m.validate(enabledFeatures, false)
+}
+
+// ErrBodiesSkipped is returned by an engine asked to compile a module whose
+// function bodies were not decoded (PI-PATCH): its compilation was expected
+// in the cache and was not there. The caller decodes and validates the
+// whole module and compiles it.
+var ErrBodiesSkipped = errors.New("function bodies not decoded and the compiled module is not cached")
+
+func (m *Module) validate(enabledFeatures api.CoreFeatures, functionBodies bool) error {
+	if !functionBodies && !m.BodiesSkipped {
+		return errors.New("BUG: validation of function bodies skipped on a fully decoded module")
+	}
 	for i := range m.TypeSection {
 		tp := &m.TypeSection[i]
 		tp.CacheNumInUint64()
@@ -317,7 +343,7 @@ func (m *Module) Validate(enabledFeatures api.CoreFeatures) error {
 		return err
 	}
 
-	if m.CodeSection != nil {
+	if m.CodeSection != nil && functionBodies {
 		if err = m.validateFunctions(enabledFeatures, functions, globals, memory, tables, tags, MaximumFunctionIndex); err != nil {
 			return err
 		}
@@ -646,6 +672,13 @@ func (m *Module) validateExports(enabledFeatures api.CoreFeatures, functions []I
 }
 
 func (m *Module) validateConstExpression(globals []GlobalType, numFuncs uint32, expr *ConstantExpression, expectedType ValueType) (err error) {
+	if _, ok := constI32(expr); ok { // PI-PATCH: no evaluation needed
+		if !isRefSubtypeOf(ValueTypeI32, expectedType) {
+			return fmt.Errorf("const expression type mismatch expected %s but got %s",
+				ValueTypeName(expectedType), ValueTypeName(ValueTypeI32))
+		}
+		return nil
+	}
 	var lastRefFuncIdx Index
 	_, typ, err := evaluateConstExpr(
 		expr,

@@ -275,8 +275,12 @@ func (m *ModuleInstance) applyData(data []DataSegment) error {
 		d := &data[i]
 		m.DataInstances[i] = d.Init
 		if !d.IsPassive() {
-			offsetExprResults := evaluateConstExprInModuleInstance(&d.OffsetExpression, m)
-			offset := int(offsetExprResults[0])
+			var offset int
+			if v, ok := constI32(&d.OffsetExpression); ok { // PI-PATCH
+				offset = int(uint64(uint32(v)))
+			} else {
+				offset = int(evaluateConstExprInModuleInstance(&d.OffsetExpression, m)[0])
+			}
 			if offset < 0 || offset+len(d.Init) > len(m.MemoryInstance.Buffer) {
 				return fmt.Errorf("%s[%d]: out of bounds memory access", SectionIDName(SectionIDData), i)
 			}

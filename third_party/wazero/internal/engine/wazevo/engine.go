@@ -154,6 +154,11 @@ func (e *engine) CompileModule(ctx context.Context, module *wasm.Module, listene
 	} else if err != nil {
 		return err
 	}
+	if module.BodiesSkipped {
+		// PI-PATCH: the entry HasCompiledModule saw is gone (or was
+		// unusable); the caller decodes the bodies, validates and compiles.
+		return wasm.ErrBodiesSkipped
+	}
 
 	if wazevoapi.DeterministicCompilationVerifierEnabled {
 		ctx = wazevoapi.NewDeterministicCompilationVerifierContext(ctx, len(module.CodeSection))

@@ -1,6 +1,7 @@
 package wazevo
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -39,6 +41,28 @@ func fileCacheKey(m *wasm.Module) (ret filecache.Key) {
 	// Finally, write the hash to the ret buffer.
 	s.Sum(ret[:0])
 	return
+}
+
+// HasCompiledModule reports whether the module with this ID is compiled in
+// memory or has an entry in the file cache (PI-PATCH). wazero.Runtime's
+// CompileModule then skips decoding and validating its function bodies:
+// an entry exists only for a module that was validated when it was
+// compiled, and its key is the SHA-256 of the module's bytes.
+func (e *engine) HasCompiledModule(id wasm.ModuleID, listeners bool) bool {
+	if listeners {
+		return false
+	}
+	e.mux.Lock()
+	_, ok := e.compiledModules[id]
+	e.mux.Unlock()
+	if ok {
+		return true
+	}
+	fc, ok := e.fileCache.(interface{ Has(filecache.Key) bool })
+	if !ok {
+		return false
+	}
+	return fc.Has(fileCacheKey(&wasm.Module{ID: id}))
 }
 
 func (e *engine) addCompiledModule(module *wasm.Module, cm *compiledModule) (c *compiledModule, err error) {
@@ -138,8 +162,10 @@ func (e *engine) getCompiledModuleFromCache(module *wasm.Module) (cm *compiledMo
 	// Note: cached.Close is ensured to be called in deserializeCodes.
 	cm, staleCache, err = deserializeCompiledModule(e.wazeroVersion, cached)
 	if err != nil {
-		hit = false
-		return
+		// PI-PATCH: a damaged entry (truncated, checksum mismatch) is
+		// removed and the module compiled again, as for a stale one,
+		// rather than failing the compilation for good.
+		return nil, false, e.fileCache.Delete(fileCacheKey(module))
 	} else if staleCache {
 		return nil, false, e.fileCache.Delete(fileCacheKey(module))
 	}
@@ -164,6 +190,12 @@ func serializeCompiledModule(wazeroVersion string, cm *compiledModule) io.Reader
 	}
 	// The length of code segment (8 bytes).
 	buf.Write(u64.LeBytes(uint64(len(cm.executable))))
+	// PI-PATCH: padding (4 bytes of length, then zeros) so that the native
+	// code starts at a multiple of codeFileAlign in the file, where it can
+	// be mapped from (see deserializeCompiledModule).
+	pad := (codeFileAlign - (buf.Len()+4)%codeFileAlign) % codeFileAlign
+	buf.Write(u32.LeBytes(uint32(pad)))
+	buf.Write(make([]byte, pad))
 	// Append the native code.
 	buf.Write(cm.executable)
 	// Append checksum.
@@ -195,8 +227,56 @@ func serializeCompiledModule(wazeroVersion string, cm *compiledModule) io.Reader
 	return bytes.NewReader(buf.Bytes())
 }
 
-func deserializeCompiledModule(wazeroVersion string, reader io.ReadCloser) (cm *compiledModule, staleCache bool, err error) {
-	defer reader.Close()
+// codeFileAlign is where the native code starts in a cache file (PI-PATCH):
+// a multiple of every page size wazero runs with (4, 16 and 64 KiB).
+const codeFileAlign = 64 << 10
+
+// countingReader counts the bytes read through it (PI-PATCH): the offset in
+// the cache file where the native code starts.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := io.ReadFull(c.r, p) // every read of the format wants all of p
+	c.n += int64(n)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// mapCode maps the native code of a cache entry from its file (PI-PATCH),
+// when the entry is a file, the platform allows it and the code is aligned
+// to a page; ok=false means "read it instead". The file's size is checked
+// first: touching a mapped page past the end of a file is a fault. The
+// file's checksum is not computed, since that would read every page in;
+// the entry was written whole (to a temporary file, synced, then renamed).
+func mapCode(reader io.Reader, offset int64, size int) (code []byte, ok bool, err error) {
+	f, isFile := reader.(*os.File)
+	if !isFile || !platform.MmapCodeFileSupported || offset%int64(os.Getpagesize()) != 0 {
+		return nil, false, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if st.Size() < offset+int64(size)+4 {
+		return nil, false, fmt.Errorf("compilationcache: entry of %d bytes cut short (code ends at %d)", st.Size(), offset+int64(size))
+	}
+	code, err = platform.MmapCodeFile(f, offset, size)
+	if err != nil {
+		return nil, false, nil
+	}
+	return code, true, nil
+}
+
+func deserializeCompiledModule(wazeroVersion string, file io.ReadCloser) (cm *compiledModule, staleCache bool, err error) {
+	defer file.Close()
+	// PI-PATCH: read through a buffer (the format has a small read per
+	// function), counting the offset.
+	reader := &countingReader{r: bufio.NewReaderSize(file, 32<<10)}
 	cacheHeaderSize := len(magic) + 1 /* version size */ + len(wazeroVersion) + 4 /* number of functions */
 
 	// Read the header before the native code.
@@ -247,7 +327,31 @@ func deserializeCompiledModule(wazeroVersion string, reader io.ReadCloser) (cm *
 		return
 	}
 
+	// PI-PATCH: the padding before the code.
+	if _, err = io.ReadFull(reader, eightBytes[:4]); err != nil {
+		return nil, false, fmt.Errorf("compilationcache: error reading padding: %v", err)
+	}
+	if pad := binary.LittleEndian.Uint32(eightBytes[:4]); pad >= codeFileAlign {
+		return nil, false, fmt.Errorf("compilationcache: padding of %d bytes", pad)
+	} else if _, err = reader.r.Discard(int(pad)); err != nil {
+		return nil, false, fmt.Errorf("compilationcache: error reading padding: %v", err)
+	}
+	reader.n += int64(binary.LittleEndian.Uint32(eightBytes[:4]))
+
 	if executableLen > 0 {
+		if code, mapped, err := mapCode(file, reader.n, int(executableLen)); err != nil {
+			return nil, false, err
+		} else if mapped {
+			// Go on reading after the code (the checksum is left unread).
+			f := file.(*os.File)
+			if _, err = f.Seek(reader.n+int64(executableLen)+4, io.SeekStart); err != nil {
+				_ = platform.MunmapCodeSegment(code)
+				return nil, false, err
+			}
+			reader.r.Reset(f)
+			cm.executable = code
+			return deserializeTail(reader, cm)
+		}
 		executable, err := platform.MmapCodeSegment(int(executableLen))
 		if err != nil {
 			err = fmt.Errorf("compilationcache: error mmapping executable (len=%d): %v", executableLen, err)
@@ -272,29 +376,39 @@ func deserializeCompiledModule(wazeroVersion string, reader io.ReadCloser) (cm *
 		}
 		cm.executable = executable
 	}
+	return deserializeTail(reader, cm)
+}
 
+// deserializeTail reads what follows the native code: the source map and
+// the catch clauses (PI-PATCH: split out of deserializeCompiledModule).
+func deserializeTail(reader io.Reader, cm *compiledModule) (*compiledModule, bool, error) {
+	var eightBytes [8]byte
+	var err error
+	fail := func(err error) (*compiledModule, bool, error) {
+		if len(cm.executable) > 0 {
+			_ = platform.MunmapCodeSegment(cm.executable)
+		}
+		return nil, false, err
+	}
 	if _, err := io.ReadFull(reader, eightBytes[:1]); err != nil {
-		return nil, false, fmt.Errorf("compilationcache: error reading source map presence: %v", err)
+		return fail(fmt.Errorf("compilationcache: error reading source map presence: %v", err))
 	}
 
 	if eightBytes[0] == 1 {
 		sm := &cm.sourceMap
 		sourceMapLen, err := readUint64(reader, &eightBytes)
 		if err != nil {
-			err = fmt.Errorf("compilationcache: error reading source map length: %v", err)
-			return nil, false, err
+			return fail(fmt.Errorf("compilationcache: error reading source map length: %v", err))
 		}
 		executableOffset := uintptr(unsafe.Pointer(&cm.executable[0]))
 		for i := uint64(0); i < sourceMapLen; i++ {
 			wasmBinaryOffset, err := readUint64(reader, &eightBytes)
 			if err != nil {
-				err = fmt.Errorf("compilationcache: error reading source map[%d] wasm binary offset: %v", i, err)
-				return nil, false, err
+				return fail(fmt.Errorf("compilationcache: error reading source map[%d] wasm binary offset: %v", i, err))
 			}
 			executableRelativeOffset, err := readUint64(reader, &eightBytes)
 			if err != nil {
-				err = fmt.Errorf("compilationcache: error reading source map[%d] executable offset: %v", i, err)
-				return nil, false, err
+				return fail(fmt.Errorf("compilationcache: error reading source map[%d] executable offset: %v", i, err))
 			}
 			sm.wasmBinaryOffsets = append(sm.wasmBinaryOffsets, wasmBinaryOffset)
 			// executableOffsets is absolute address, so we need to add executableOffset.
@@ -304,6 +418,7 @@ func deserializeCompiledModule(wazeroVersion string, reader io.ReadCloser) (cm *
 	// Catch clause table.
 	if _, err = io.ReadFull(reader, eightBytes[:4]); err != nil {
 		// Treat old cache entries without catch clause data as stale (trigger recompile).
+		_, _, _ = fail(nil)
 		return nil, true, nil
 	}
 	tableLen := binary.LittleEndian.Uint32(eightBytes[:4])
@@ -311,13 +426,13 @@ func deserializeCompiledModule(wazeroVersion string, reader io.ReadCloser) (cm *
 		cm.catchClauseTable = make([][]wazevoapi.CatchClauseInstance, tableLen)
 		for i := uint32(0); i < tableLen; i++ {
 			if _, err = io.ReadFull(reader, eightBytes[:4]); err != nil {
-				return nil, false, fmt.Errorf("compilationcache: error reading catch clause count for try_table[%d]: %v", i, err)
+				return fail(fmt.Errorf("compilationcache: error reading catch clause count for try_table[%d]: %v", i, err))
 			}
 			clauseCount := binary.LittleEndian.Uint32(eightBytes[:4])
 			clauses := make([]wazevoapi.CatchClauseInstance, clauseCount)
 			for j := uint32(0); j < clauseCount; j++ {
 				if _, err = io.ReadFull(reader, eightBytes[:5]); err != nil {
-					return nil, false, fmt.Errorf("compilationcache: error reading catch clause[%d][%d]: %v", i, j, err)
+					return fail(fmt.Errorf("compilationcache: error reading catch clause[%d][%d]: %v", i, j, err))
 				}
 				clauses[j] = wazevoapi.CatchClauseInstance{
 					Kind:     eightBytes[0],
@@ -327,7 +442,7 @@ func deserializeCompiledModule(wazeroVersion string, reader io.ReadCloser) (cm *
 			cm.catchClauseTable[i] = clauses
 		}
 	}
-	return
+	return cm, false, nil
 }
 
 // readUint64 strictly reads an uint64 in little-endian byte order, using the

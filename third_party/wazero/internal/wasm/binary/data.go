@@ -24,7 +24,10 @@ const (
 	dataSegmentPrefixActiveWithMemoryIndex dataSegmentPrefix = 0x2
 )
 
-func decodeDataSegment(r *bytes.Reader, enabledFeatures api.CoreFeatures, ret *wasm.DataSegment) (err error) {
+// decodeDataSegment decodes one segment from r, a reader over sec
+// (PI-PATCH: the segment's bytes and a lone i32.const offset are slices of
+// sec, not copies).
+func decodeDataSegment(r *bytes.Reader, sec []byte, enabledFeatures api.CoreFeatures, ret *wasm.DataSegment) (err error) {
 	dataSegmentPrefx, _, err := leb128.DecodeUint32(r)
 	if err != nil {
 		err = fmt.Errorf("read data segment prefix: %w", err)
@@ -52,6 +55,15 @@ func decodeDataSegment(r *bytes.Reader, enabledFeatures api.CoreFeatures, ret *w
 			}
 		}
 
+		if start := len(sec) - r.Len(); start+1 < len(sec) && sec[start] == wasm.OpcodeI32Const {
+			if _, n, lerr := leb128.LoadInt32(sec[start+1:]); lerr == nil {
+				if end := start + 1 + int(n); end < len(sec) && sec[end] == wasm.OpcodeEnd {
+					ret.OffsetExpression.Data = sec[start : end+1 : end+1]
+					_, err = r.Seek(int64(end+1), io.SeekStart)
+					break
+				}
+			}
+		}
 		err = decodeConstantExpression(r, enabledFeatures, &ret.OffsetExpression)
 		if err != nil {
 			return fmt.Errorf("read offset expression: %v", err)
@@ -71,9 +83,11 @@ func decodeDataSegment(r *bytes.Reader, enabledFeatures api.CoreFeatures, ret *w
 		return
 	}
 
-	ret.Init = make([]byte, vs)
-	if _, err = io.ReadFull(r, ret.Init); err != nil {
-		err = fmt.Errorf("read bytes for init: %v", err)
+	start := len(sec) - r.Len()
+	if int64(vs) > int64(r.Len()) {
+		return fmt.Errorf("read bytes for init: %v", io.ErrUnexpectedEOF)
 	}
+	ret.Init = sec[start : start+int(vs) : start+int(vs)]
+	_, err = r.Seek(int64(vs), io.SeekCurrent)
 	return
 }

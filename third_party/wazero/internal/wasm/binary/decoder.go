@@ -23,6 +23,31 @@ func DecodeModule(
 	memoryCapacityFromMax,
 	dwarfEnabled, storeCustomSections bool,
 ) (*wasm.Module, error) {
+	return decodeModule(binary, enabledFeatures, memoryLimitPages, memoryCapacityFromMax, dwarfEnabled, storeCustomSections, false)
+}
+
+// DecodeModuleWithoutBodies is DecodeModule except that the code section's
+// entries are skipped, not decoded (PI-PATCH): their bodies and locals are
+// left empty and the module's BodiesSkipped is set. It is for a module
+// whose compilation the engine already holds, which needs the module's
+// other sections only.
+func DecodeModuleWithoutBodies(
+	binary []byte,
+	enabledFeatures api.CoreFeatures,
+	memoryLimitPages uint32,
+	memoryCapacityFromMax,
+	dwarfEnabled, storeCustomSections bool,
+) (*wasm.Module, error) {
+	return decodeModule(binary, enabledFeatures, memoryLimitPages, memoryCapacityFromMax, dwarfEnabled, storeCustomSections, true)
+}
+
+func decodeModule(
+	binary []byte,
+	enabledFeatures api.CoreFeatures,
+	memoryLimitPages uint32,
+	memoryCapacityFromMax,
+	dwarfEnabled, storeCustomSections, skipBodies bool,
+) (*wasm.Module, error) {
 	r := bytes.NewReader(binary)
 
 	// Magic number.
@@ -38,7 +63,7 @@ func DecodeModule(
 
 	memSizer := newMemorySizer(memoryLimitPages, memoryCapacityFromMax)
 
-	m := &wasm.Module{}
+	m := &wasm.Module{BodiesSkipped: skipBodies}
 	var lastSectionID wasm.SectionID
 	var info, line, str, abbrev, ranges []byte // For DWARF Data.
 	for {
@@ -140,9 +165,13 @@ func DecodeModule(
 		case wasm.SectionIDElement:
 			m.ElementSection, err = decodeElementSection(r, enabledFeatures)
 		case wasm.SectionIDCode:
-			m.CodeSection, err = decodeCodeSection(r)
+			if skipBodies {
+				m.CodeSection, err = skipCodeSection(r)
+			} else {
+				m.CodeSection, err = decodeCodeSection(r)
+			}
 		case wasm.SectionIDData:
-			m.DataSection, err = decodeDataSection(r, enabledFeatures)
+			m.DataSection, err = decodeDataSection(r, enabledFeatures, sectionSize)
 		case wasm.SectionIDDataCount:
 			if err := enabledFeatures.RequireEnabled(api.CoreFeatureBulkMemoryOperations); err != nil {
 				return nil, fmt.Errorf("data count section not supported as %v", err)

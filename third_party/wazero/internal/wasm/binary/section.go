@@ -259,17 +259,62 @@ func decodeCodeSection(r *bytes.Reader) ([]wasm.Code, error) {
 	return result, nil
 }
 
-func decodeDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures) ([]wasm.DataSegment, error) {
+// skipCodeSection reads the code section's entry count and steps over
+// each entry by its size (PI-PATCH): the entries stay empty.
+func skipCodeSection(r *bytes.Reader) ([]wasm.Code, error) {
 	vs, _, err := leb128.DecodeUint32(r)
 	if err != nil {
 		return nil, fmt.Errorf("get size of vector: %w", err)
 	}
+	if int64(vs) > int64(r.Len()) { // every entry takes at least one byte
+		return nil, fmt.Errorf("code section of %d entries in %d bytes", vs, r.Len())
+	}
+	result := make([]wasm.Code, vs)
+	for i := uint32(0); i < vs; i++ {
+		ss, _, err := leb128.DecodeUint32(r)
+		if err != nil {
+			return nil, fmt.Errorf("read %d-th code segment: get the size of code: %w", i, err)
+		}
+		if int64(ss) > int64(r.Len()) {
+			return nil, fmt.Errorf("read %d-th code segment: %w", i, io.ErrUnexpectedEOF)
+		}
+		if _, err = r.Seek(int64(ss), io.SeekCurrent); err != nil {
+			return nil, err
+		}
+	}
+	return result, nil
+}
+
+// decodeDataSection decodes the data section of size bytes. PI-PATCH: the
+// section is copied once and every segment's bytes and offset expression
+// are slices of that copy. A Go guest has tens of thousands of small
+// segments (its linker splits data at runs of zeros), which upstream
+// allocated two slices each for.
+func decodeDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures, size uint32) ([]wasm.DataSegment, error) {
+	if int64(size) > int64(r.Len()) {
+		return nil, fmt.Errorf("section of %d bytes: %w", size, io.ErrUnexpectedEOF)
+	}
+	sec := make([]byte, size)
+	if _, err := io.ReadFull(r, sec); err != nil {
+		return nil, err
+	}
+	sr := bytes.NewReader(sec)
+	vs, _, err := leb128.DecodeUint32(sr)
+	if err != nil {
+		return nil, fmt.Errorf("get size of vector: %w", err)
+	}
+	if int64(vs) > int64(sr.Len()) { // every segment takes at least one byte
+		return nil, fmt.Errorf("read data segment: %d segments in %d bytes", vs, sr.Len())
+	}
 
 	result := make([]wasm.DataSegment, vs)
 	for i := uint32(0); i < vs; i++ {
-		if err = decodeDataSegment(r, enabledFeatures, &result[i]); err != nil {
+		if err = decodeDataSegment(sr, sec, enabledFeatures, &result[i]); err != nil {
 			return nil, fmt.Errorf("read data segment: %w", err)
 		}
+	}
+	if sr.Len() != 0 {
+		return nil, fmt.Errorf("invalid section length: expected to be %d but got %d", size, int(size)-sr.Len())
 	}
 	return result, nil
 }
