@@ -16,6 +16,7 @@ import (
 	"github.com/piwasm/pi/hooks"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -125,7 +126,7 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 	// Host functions called while the module starts see this instance.
 	prev := e.live
 	e.live = inst
-	mod, err := e.wrt.InstantiateModule(cctx, e.compiled, mc)
+	mod, err := e.wrt.InstantiateModule(experimental.WithMemoryAllocator(cctx, linearMemory), e.compiled, mc)
 	if err != nil {
 		e.live = prev
 		_, cerr := classify(cctx, err, inst.stderr.String(), e.initTimeout())
