@@ -17,11 +17,16 @@
 #                  list L (default: all); Codex CLI and Claude Code take most of
 #                  the run's time there, their turns growing with the history
 #   --others       also install and run Codex CLI and Claude Code (bench/others/install.sh)
-#   --no-build     skip `make build`
+#   --no-build     skip `make build plugins`
 #   --keep         keep the scratch directory
 #
 # Cases:
 #   hello     `-p hello`: start-up, one streamed request, the session file.
+#   guests    `-p hello` with the four example extensions (team-section,
+#             policy-guard, yes-no, git-branch): pi with --no-memo, so every
+#             guest whose hook applies starts and runs; the peer with the
+#             same extensions in TypeScript (bench/peer/extensions). pi and
+#             the peer only.
 #   session   a 60-turn scripted session. Turn 1 reads f01; turn i edits the
 #             file read the turn before and reads the next one, so no reply
 #             reads a file it also edits (the peer answers such a read "(no
@@ -71,8 +76,8 @@ cache=$(cd "$cache" && pwd)
 say() { echo "side.sh: $*" >&2; }
 
 if [ "$build" = 1 ]; then
-	say "make build"
-	make build >&2
+	say "make build plugins"
+	make build plugins >&2
 fi
 go build -o "$cache/bin/mockmodel" ./bench/mockmodel
 go build -o "$cache/bin/timeit" ./bench/timeit
@@ -236,6 +241,35 @@ say "case hello"
 setup hello reply 1
 record hello "$(paired hello hello)"
 
+# Guest start-up (issue 22): `-p hello` with the four example extensions,
+# pi with --no-memo so that every guest must run (its compile cache warm
+# from the warm-up run), the peer with the same extensions in TypeScript
+# (bench/peer/extensions; its jiti cache warm the same way). pi and the peer
+# only: the others have no such extensions.
+exts=(team-section policy-guard yes-no git-branch)
+guest_args=() peer_args=() missing=""
+for e in "${exts[@]}"; do
+	[ -f "plugins/examples/$e/$e.wasm" ] || missing="$missing $e"
+	guest_args+=(-e "$repo/plugins/examples/$e")
+	[ "$e" = git-branch ] && guest_args+=(--grant git-branch)
+	peer_args+=(-e "$repo/bench/peer/extensions/$e.ts")
+done
+if [ -n "$missing" ]; then
+	say "case guests left out: no module for$missing (make plugins)"
+else
+	say "case guests (-p hello, ${#exts[@]} extensions, every guest runs)"
+	mkdir -p "$work/guests/.git"
+	echo "ref: refs/heads/main" > "$work/guests/.git/HEAD"
+	printf '# Demo project\n\nRun the tests before proposing a change.\n' > "$work/guests/AGENTS.md"
+	mock guests-pi "$work/hello-pi.json"
+	agent_dir "$work/agent-guests-pi" "$addr"
+	mock guests-peer "$work/hello-peer.json"
+	agent_dir "$work/agent-guests-peer" "$addr"
+	record guests "$("$timeit" -json -n "$runs" -warmup 1 -- \
+		sh -c "cd $work/guests && PI_CODING_AGENT_DIR=$work/agent-guests-pi HOME=$work/home exec $pi -p --model mock/mock-1 --no-extensions --no-memo ${guest_args[*]} hello" ::: \
+		sh -c "cd $work/guests && PI_CODING_AGENT_DIR=$work/agent-guests-peer HOME=$work/home TMPDIR=$work/tmp PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 PI_TELEMETRY=0 exec $PEER_NODE $PEER_CLI --no-extensions ${peer_args[*]} -p --model mock/mock-1 hello")"
+fi
+
 say "case session (60 turns)"
 setup session session 60
 for h in "${harnesses[@]}"; do : > "$work/session-$h.times"; done
@@ -327,6 +361,14 @@ for case, label in (("hello", "`-p hello`"), ("session", "60-turn session")):
     if not r:
         continue
     res = r["results"]
+    line(label, "wall (median)", [x["median_ms"] for x in res], r, "ms")
+    line(label, "user+sys CPU (median)", [x["cpu_ms"] for x in res], r, "ms")
+    line(label, "peak RSS", [x["maxrss_kb"] / 1024 for x in res], r, "MiB")
+r = rows.get("guests")
+if r:
+    # pi and the peer only: the other columns are empty.
+    res = r["results"] + [{"median_ms": None, "cpu_ms": None, "maxrss_kb": 0}] * (len(hs) - 2)
+    label = "`-p hello`, 4 extensions, every guest runs"
     line(label, "wall (median)", [x["median_ms"] for x in res], r, "ms")
     line(label, "user+sys CPU (median)", [x["cpu_ms"] for x in res], r, "ms")
     line(label, "peak RSS", [x["maxrss_kb"] / 1024 for x in res], r, "MiB")
