@@ -48,7 +48,8 @@ func (a *app) storedKeys(agentDir string) (map[string]provider.StoredKey, error)
 
 const authUsage = `pi auth login [--provider] NAME [--key KEY]   store an API key in auth.json (read from stdin without --key)
 pi auth logout [--provider] NAME              remove a provider's stored credential
-pi auth status                                list the stored credentials (never their values)`
+pi auth status                                list the stored credentials (never their values)
+` + authCheckUsage
 
 // cmdAuth manages the API keys in auth.json, the file the TypeScript pi's
 // /login writes: pi reads its keys and OAuth tokens and writes API keys.
@@ -59,6 +60,10 @@ func (a *app) cmdAuth(_ context.Context, args []string) error {
 			return usagef("pi auth needs a subcommand: login, logout or status")
 		}
 		return errHelp
+	}
+	switch args[0] {
+	case "check", "print-api-key", "print-bearer-token":
+		return a.cmdAuthCheck(args[0], args[1:])
 	}
 	fs := pflag.NewFlagSet("auth", pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
@@ -104,7 +109,7 @@ func (a *app) cmdAuth(_ context.Context, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "removed the credential of %s from %s\n", esc(*prov), esc(path))
 		return nil
-	case "status", "check":
+	case "status":
 		names := st.Providers()
 		if len(names) == 0 {
 			fmt.Fprintf(a.stdout, "no stored credentials in %s\n", esc(path))

@@ -781,36 +781,8 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 	r.SamplingParams = samplingFor(r.API, eff, r.Thinking)
 
 	// Key and headers.
-	rawKey := p.APIKey
-	if rawKey == "" && builtin {
-		rawKey = "$" + b.keyEnv
-	}
-	stored, isStored := m.Stored[p.Name]
-	switch {
-	case apiKey != "":
-		r.APIKey = apiKey
-	case isStored && stored.OAuth:
-		r.APIKey, r.Bearer, r.OAuth = stored.Key, true, true
-	case isStored && stored.Key != "":
-		key, ok, why := m.values.resolve(stored.Key)
-		if ok {
-			r.APIKey = key
-		} else {
-			r.KeyProblem = fmt.Sprintf("the key of provider %q in auth.json is not available: %s", p.Name, why)
-		}
-	case p.Name == "anthropic" && p.APIKey == "" && m.values.env("ANTHROPIC_AUTH_TOKEN") != "":
-		// A bearer token for a gateway in front of Anthropic.
-		r.APIKey, r.Bearer = m.values.env("ANTHROPIC_AUTH_TOKEN"), true
-	case p.Name == "anthropic" && p.APIKey == "" && m.values.env("ANTHROPIC_OAUTH_TOKEN") != "":
-		r.APIKey, r.Bearer, r.OAuth = m.values.env("ANTHROPIC_OAUTH_TOKEN"), true, true
-	case rawKey != "":
-		key, ok, why := m.values.resolve(rawKey)
-		if ok {
-			r.APIKey = key
-		} else {
-			r.KeyProblem = fmt.Sprintf("the API key of provider %q is not available: %s", p.Name, why)
-		}
-	}
+	cred := m.credential(p, apiKey)
+	r.APIKey, r.Bearer, r.OAuth, r.KeyProblem = cred.Key, cred.Bearer, cred.OAuth, cred.Problem
 	// The model's headers replace the provider's of the same name before
 	// anything is resolved, so a replaced command never runs.
 	raw := map[string]string{}
@@ -940,4 +912,69 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Credential is what a provider's requests authenticate with: Key (empty
+// when none is configured), sent as a bearer token when Bearer is set;
+// OAuth marks an OAuth access token. Problem says why a configured key
+// could not be had (a variable not set, a command that failed).
+type Credential struct {
+	Key           string
+	Bearer, OAuth bool
+	Problem       string
+	// Unset is set with Problem when the key names environment variables
+	// that are not set (rather than a command that failed).
+	Unset bool
+}
+
+// ProviderCredential resolves a provider's credential as a request of it
+// would (--api-key aside): auth.json, then the Anthropic token variables,
+// then models.json's apiKey or the built-in key variable. ok is false for
+// a provider neither models.json nor the built-ins know.
+func (m *Models) ProviderCredential(name string) (c Credential, ok bool) {
+	p, ok := m.providerNamed(name)
+	if !ok {
+		return Credential{}, false
+	}
+	return m.credential(p, ""), true
+}
+
+// credential is ProviderCredential for a provider's configuration, with
+// apiKey (from --api-key) first when set.
+func (m *Models) credential(p ProviderConfig, apiKey string) Credential {
+	var c Credential
+	b, builtin := builtins()[p.Name]
+	rawKey := p.APIKey
+	if rawKey == "" && builtin {
+		rawKey = "$" + b.keyEnv
+	}
+	stored, isStored := m.Stored[p.Name]
+	switch {
+	case apiKey != "":
+		c.Key = apiKey
+	case isStored && stored.OAuth:
+		c.Key, c.Bearer, c.OAuth = stored.Key, true, true
+	case isStored && stored.Key != "":
+		key, ok, why := m.values.resolve(stored.Key)
+		if ok {
+			c.Key = key
+		} else {
+			c.Problem = fmt.Sprintf("the key of provider %q in auth.json is not available: %s", p.Name, why)
+			c.Unset = !strings.HasPrefix(stored.Key, "!")
+		}
+	case p.Name == "anthropic" && p.APIKey == "" && m.values.env("ANTHROPIC_AUTH_TOKEN") != "":
+		// A bearer token for a gateway in front of Anthropic.
+		c.Key, c.Bearer = m.values.env("ANTHROPIC_AUTH_TOKEN"), true
+	case p.Name == "anthropic" && p.APIKey == "" && m.values.env("ANTHROPIC_OAUTH_TOKEN") != "":
+		c.Key, c.Bearer, c.OAuth = m.values.env("ANTHROPIC_OAUTH_TOKEN"), true, true
+	case rawKey != "":
+		key, ok, why := m.values.resolve(rawKey)
+		if ok {
+			c.Key = key
+		} else {
+			c.Problem = fmt.Sprintf("the API key of provider %q is not available: %s", p.Name, why)
+			c.Unset = !strings.HasPrefix(rawKey, "!")
+		}
+	}
+	return c
 }
