@@ -22,12 +22,6 @@ import (
 // and executes PROGRAM; it returns only on failure, with exit status 126
 // after telling stderr why. It never runs PROGRAM unconfined.
 func RunHelper(args []string, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == forwardArg {
-		if err := forward(args[1:]); err != nil {
-			fmt.Fprintf(stderr, "pi sandbox forwarder: %v\n", err)
-		}
-		return 126
-	}
 	if err := helper(args); err != nil {
 		fmt.Fprintf(stderr, "pi sandbox: %v\n", err)
 		return 126
@@ -68,7 +62,7 @@ func helper(args []string) error {
 		return fmt.Errorf("cannot protect paths for the command, not running it: %w", err)
 	}
 	if s.NetNS {
-		if err := netnsForwarder(s); err != nil {
+		if err := handOverListener(s); err != nil {
 			return fmt.Errorf("cannot give the command its network namespace, not running it: %w", err)
 		}
 	}

@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "os/exec"
+import (
+	"errors"
+	"os/exec"
+)
 
 // setNamespaces: mount namespaces are Linux only.
 func setNamespaces(*exec.Cmd, bool) {}
@@ -12,3 +15,8 @@ func hostMountNS() string { return "" }
 
 // hostNetNS: no network namespaces here.
 func hostNetNS() string { return "" }
+
+// attach: no network namespaces here (commands are not confined).
+func (x *netProxy) attach(*exec.Cmd) error {
+	return errors.New("sandbox: network namespaces are Linux only")
+}

@@ -3,28 +3,31 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"time"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
 
 // In allow-list mode, where the kernel lets pi start commands in a user
-// namespace, the helper also gets a network namespace of its own: only a
-// loopback interface, on which a forwarder listens at the proxy's port
-// and passes each connection to pi's proxy through a Unix socket. Landlock
-// restricts TCP by port only, not by address, so without it a command
-// could reach a server listening on the proxy's port number at any other
-// address; in the namespace there is no other address to reach.
+// namespace, the helper also gets a network namespace of its own, with
+// only a loopback interface. Landlock restricts TCP by port, not by
+// address, so without it a command could reach a server listening on the
+// proxy's port number at any other address; in the namespace there is no
+// other address.
+//
+// The proxy reaches into the namespace without a process of its own
+// there: the helper listens on 127.0.0.1:PORT inside it and hands the
+// listening socket (and a pidfd of itself, which stays the command's
+// process across its execve) to pi over a socket pair, fd 3. A socket
+// keeps the namespace it was made in, so pi's proxy accepts the command's
+// connections on it directly, until the command's process exits.
 
-// forwardArg, after [HelperArg], makes the helper binary act as the
-// forwarder: pi __sandbox-exec --forward SOCKET, listener on fd 3.
-const forwardArg = "--forward"
+// listenerFD is the helper's end of the socket pair (its first extra
+// file).
+const listenerFD = 3
 
 // hostNetNS names pi's network namespace (/proc/self/ns/net).
 func hostNetNS() string {
@@ -32,42 +35,37 @@ func hostNetNS() string {
 	return ns
 }
 
-// netnsForwarder brings up loopback in the helper's new network namespace,
-// listens on 127.0.0.1:port there and starts the forwarder to socket. It
-// runs after the mounts, with the namespace's capabilities, and returns
-// the forwarder's process (left running: it exits with the command).
-func netnsForwarder(s spec) error {
+// handOverListener runs in the helper, in its new network namespace,
+// with the namespace's capabilities: it brings up loopback, listens on
+// 127.0.0.1:port and sends the listener and a pidfd of itself to pi.
+func handOverListener(s spec) error {
+	defer unix.Close(listenerFD) // the command must not inherit it
 	if self, err := os.Readlink("/proc/self/ns/net"); err != nil || s.HostNetNS == "" || self == s.HostNetNS {
 		return errors.New("the helper is not in a network namespace of its own")
 	}
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("bring up loopback: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(s.ProxyPort))
+	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
-	f, err := ln.(*net.TCPListener).File()
+	defer unix.Close(ln)
+	if err := unix.Bind(ln, &unix.SockaddrInet4{Port: s.ProxyPort, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return fmt.Errorf("listen on the proxy's port: %w", err)
+	}
+	if err := unix.Listen(ln, 128); err != nil {
+		return err
+	}
+	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("pidfd: %w", err)
 	}
-	defer f.Close()
-	if err := dropCaps(); err != nil { // before starting anything
-		return err
+	defer unix.Close(pidfd)
+	if err := unix.Sendmsg(listenerFD, []byte{1}, unix.UnixRights(ln, pidfd), nil, 0); err != nil {
+		return fmt.Errorf("hand the listener to pi: %w", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(self, HelperArg, forwardArg, s.ProxySocket)
-	cmd.ExtraFiles = []*os.File{f} // fd 3; stdio is /dev/null, so it holds no pipe of the command's
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the forwarder: %w", err)
-	}
-	// Not waited for: the helper executes the command next, and the
-	// forwarder exits when that process does (see forward).
-	return cmd.Process.Release()
+	return nil
 }
 
 // loopbackUp sets IFF_UP on lo.
@@ -88,52 +86,88 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// forward is the forwarder: it accepts on fd 3 and copies each connection
-// to and from the Unix socket path. It confines itself first (Landlock
-// with no rules: no file access, no TCP), and exits when its parent, the
-// command, has gone (it is then reparented).
-func forward(args []string) error {
-	if len(args) != 1 {
-		return errors.New("usage: " + HelperArg + " " + forwardArg + " SOCKET")
+// handOverTimeout bounds the wait for the helper's listener: a helper
+// that fails first, or a command never started, sends nothing.
+const handOverTimeout = time.Minute
+
+// attach gives cmd (the helper, not started yet, without extra files) the
+// socket pair's other end as fd 3 and serves the listener it will send
+// on the proxy until the command's process exits.
+func (x *netProxy) attach(cmd *exec.Cmd) error {
+	if len(cmd.ExtraFiles) != 0 {
+		return errors.New("sandbox: the helper already has extra files")
 	}
-	path := args[0]
-	ln, err := net.FileListener(os.NewFile(3, "listener"))
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
+		return fmt.Errorf("sandbox: socket pair for the network namespace: %w", err)
+	}
+	theirs := os.NewFile(uintptr(fds[1]), "netns-theirs")
+	mine := os.NewFile(uintptr(fds[0]), "netns-mine")
+	conn, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		theirs.Close()
 		return err
 	}
-	if err := landlock.V5.BestEffort().Restrict(); err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	cmd.ExtraFiles = []*os.File{theirs}
+	go x.receive(conn.(*net.UnixConn), theirs)
+	return nil
+}
+
+// receive waits for the helper's listener and pidfd, then serves the
+// listener until the pidfd says the command's process has exited.
+func (x *netProxy) receive(conn *net.UnixConn, theirs *os.File) {
+	defer conn.Close()
+	defer theirs.Close() // the helper has its copy once it runs
+	_ = conn.SetReadDeadline(time.Now().Add(handOverTimeout))
+	oob := make([]byte, unix.CmsgSpace(2*4))
+	_, oobn, _, _, err := conn.ReadMsgUnix(make([]byte, 1), oob)
+	if err != nil {
+		return
 	}
-	parent := os.Getppid()
-	go func() {
-		for range time.Tick(250 * time.Millisecond) {
-			if os.Getppid() != parent {
-				os.Exit(0)
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for i := range msgs {
+			if got, err := unix.ParseUnixRights(&msgs[i]); err == nil {
+				fds = append(fds, got...)
 			}
 		}
-	}()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return err
-		}
-		go func() {
-			up, err := net.Dial("unix", path)
-			if err != nil {
-				c.Close()
-				return
-			}
-			done := make(chan struct{})
-			go func() {
-				_, _ = io.Copy(up, c)
-				closeWrite(up)
-				close(done)
-			}()
-			_, _ = io.Copy(c, up)
-			closeWrite(c)
-			<-done
-			c.Close()
-			up.Close()
-		}()
 	}
+	if len(fds) != 2 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return
+	}
+	lf := os.NewFile(uintptr(fds[0]), "netns-listener")
+	ln, err := net.FileListener(lf)
+	lf.Close()
+	if err != nil {
+		unix.Close(fds[1])
+		return
+	}
+	x.inNS.Add(1)
+	go func() { _ = x.srv.Serve(ln) }()
+	waitExit(fds[1])
+	ln.Close()
+	x.inNS.Add(-1)
+}
+
+// waitExit blocks until the process of pidfd exits (the pidfd becomes
+// readable), through the runtime's poller, and closes pidfd.
+func waitExit(pidfd int) {
+	if err := unix.SetNonblock(pidfd, true); err != nil {
+		unix.Close(pidfd)
+		return
+	}
+	f := os.NewFile(uintptr(pidfd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 0)
+		return n > 0 || err != nil && err != unix.EINTR
+	})
 }

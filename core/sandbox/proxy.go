@@ -11,11 +11,10 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,12 +44,14 @@ type netProxy struct {
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 
+	// inNS counts the listeners in commands' network namespaces being
+	// served (netns_linux.go).
+	inNS atomic.Int32
+
 	mu      sync.Mutex
 	ln      net.Listener
 	srv     *http.Server
 	closed  bool
-	sock    string    // the Unix socket's path, "" without one
-	sockDir string    // its private directory, removed at close
 	portNum int       // the listener's port, once started
 	env     []string  // proxyEnv of the listener, once started
 	refused []refusal // in order; capped at maxRefusals
@@ -117,26 +118,7 @@ func (x *netProxy) addr() (string, error) {
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	go func() { _ = x.srv.Serve(ln) }()
-	// The same proxy on a Unix socket, for commands in a network
-	// namespace of their own (their forwarder connects to it). Without
-	// it commands run in pi's network namespace, held by port only.
-	if dir, err := os.MkdirTemp("", "pi-proxy-"); err == nil {
-		path := filepath.Join(dir, "proxy.sock")
-		if ul, err := net.Listen("unix", path); err == nil {
-			x.sockDir, x.sock = dir, path
-			go func() { _ = x.srv.Serve(ul) }()
-		} else {
-			os.Remove(dir)
-		}
-	}
 	return ln.Addr().String(), nil
-}
-
-// socketPath is the proxy's Unix socket, "" when it has none.
-func (x *netProxy) socketPath() string {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.sock
 }
 
 // running is the proxy's address if it runs, "" otherwise.
@@ -176,11 +158,7 @@ func (x *netProxy) close() error {
 	if x.srv == nil {
 		return nil
 	}
-	err := x.srv.Close()
-	if x.sockDir != "" {
-		os.RemoveAll(x.sockDir)
-	}
-	return err
+	return x.srv.Close()
 }
 
 func (x *netProxy) serve(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {
