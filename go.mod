@@ -92,3 +92,7 @@ replace github.com/atotto/clipboard => ./third_party/clipboard
 // function bodies and maps the cached native code from its file (see
 // third_party/wazero/PI-PATCH.md).
 replace github.com/tetratelabs/wazero => ./third_party/wazero
+
+// yaml.v3 with its two regexps compiled on first use (see
+// third_party/yaml/PI-PATCH.md).
+replace gopkg.in/yaml.v3 => ./third_party/yaml
