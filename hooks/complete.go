@@ -8,7 +8,9 @@ import (
 )
 
 // Completer is implemented by handlers whose commands can complete their
-// argument (abi.ExportCommandComplete).
+// argument (abi.ExportCommandComplete). CompleteCommand bounds the
+// completion's own run by CompletionTimeout (starting a guest that was
+// not running yet is not counted).
 type Completer interface {
 	CompleteCommand(ctx context.Context, ev abi.CommandCompleteEvent) (abi.CommandCompleteResult, error)
 }
@@ -18,7 +20,9 @@ type Completer interface {
 const CompletionTimeout = time.Second
 
 // CompleteCommand asks the extension behind the registered command name
-// for completions of prefix, the text typed after "/name ". A command that
+// for completions of prefix, the text typed after "/name ". It blocks
+// while the guest starts: call it off any goroutine that must stay
+// responsive. A command that
 // does not declare completions is not asked. A failure, a timeout or an
 // invalid answer just means no completions: it is not a diagnostic, since
 // it would repeat at every key press. At most abi.MaxCompletions items
@@ -32,8 +36,6 @@ func (d *Dispatcher) CompleteCommand(ctx context.Context, name, prefix string) [
 		if !c.Info.Completions || !ok {
 			return nil
 		}
-		ctx, cancel := context.WithTimeout(ctx, CompletionTimeout)
-		defer cancel()
 		res, err := comp.CompleteCommand(ctx, abi.CommandCompleteEvent{Name: c.Info.Name, Prefix: prefix})
 		if err != nil {
 			return nil

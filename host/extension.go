@@ -611,11 +611,21 @@ func (e *Extension) CommandWith(ctx context.Context, ev abi.CommandEvent, fetch 
 }
 
 // CompleteCommand asks the module for completions of a command's argument
-// (export pi_command_complete). The caller bounds ctx tightly: the person
-// is typing.
+// (export pi_command_complete). The person is typing, so the guest's run
+// is bounded by hooks.CompletionTimeout; compiling and starting the
+// module first (a lazily loaded extension's first call) is not counted,
+// or the first answer would never come in time.
 func (e *Extension) CompleteCommand(ctx context.Context, ev abi.CommandCompleteEvent) (abi.CommandCompleteResult, error) {
 	var res abi.CommandCompleteResult
-	err := e.Call(ctx, abi.ExportCommandComplete, ev, nil, &res)
+	e.mu.Lock()
+	err := e.readyLocked(ctx)
+	e.mu.Unlock()
+	if err != nil {
+		return res, e.callErr(hookOf(abi.ExportCommandComplete), CauseUnavailable, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, hooks.CompletionTimeout)
+	defer cancel()
+	err = e.Call(ctx, abi.ExportCommandComplete, ev, nil, &res)
 	return res, err
 }
 

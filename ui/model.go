@@ -227,7 +227,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.streamDirty = true
 		}
 		m.editor.SetWidth(m.width)
-		return m, nil
+		// What New put in the transcript (notices, a resumed session's
+		// history) goes to the scrollback once the width is known.
+		return m, m.flush()
 	case eventsMsg:
 		cmd := m.events(msg)
 		return m, tea.Batch(cmd, m.flush())

@@ -3,8 +3,12 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/piwasm/pi/internal/scripted"
 )
 
 // A hook that fails while the interactive session is on screen is told as
@@ -31,4 +35,87 @@ func TestHookWarningsAreNoticesInTheUI(t *testing.T) {
 	if n := strings.Count(tm.screen(), "failed in session_start"); n < 2 {
 		t.Fatalf("the second failure was not told (%d notices):\n%s", n, tm.screen())
 	}
+}
+
+// An extension command's argument is completed by its guest as the person
+// types: /preset offers the presets with their descriptions, tab takes
+// one; a shortcut runs the extension's command, and /hotkeys lists it.
+func TestExtensionCompletionAndShortcutInTheUI(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Planned."}})
+	tm := startTerminal(t, c, proj, "--cwd", proj, "--no-extensions", "-e", examplePlugin(t, "preset"))
+	tm.waitFor("Ask pi")
+	tm.press("/preset r")
+	tm.waitFor("Review the change as a careful colleague")
+	tm.press("\t")
+	tm.press("\r")
+	tm.waitFor("[preset] preset review")
+
+	// ctrl+x: the next preset after review (in name order) is implement…
+	// then plan.
+	tm.press("\x18")
+	tm.waitFor("[preset] preset implement")
+	tm.press("\x18")
+	tm.waitFor("[preset] preset plan")
+	tm.typeLine("/hotkeys")
+	tm.waitFor("Keys of extensions")
+	tm.waitFor("next preset [preset]")
+
+	tm.typeLine("go")
+	tm.waitFor("Planned.")
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Preset plan: Plan only") {
+		t.Fatalf("the preset chosen with the shortcut did not reach the model: %s", reqs)
+	}
+}
+
+// A completer that never returns does not hold the editor: keys typed
+// after it are shown at once and the session answers commands; the
+// question is given up after its deadline. A shortcut on one of pi's keys
+// is refused with a notice naming the manifest, and the key keeps pi's
+// meaning.
+func TestHostileCompletionAndShortcut(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	scriptedModel(t, c, "openai-completions", nil)
+	ext := unrulyPackage(t, t.TempDir(), "unruly", "name: unruly\nabi: 1\nhooks: [command]\ncommands:\n  - name: spin\n    completions: true\nshortcuts:\n  - key: ctrl+c\n    command: spin\n  - key: alt+s\n    command: spin\n    args: by key\n")
+	tm := startTerminal(t, c, proj, "--cwd", proj, "--no-extensions", "-e", ext)
+	tm.waitFor("Ask pi")
+	// (The notice wraps at the terminal's width.)
+	tm.waitFor("binds ctrl+c")
+	tm.waitFor("meaning stays")
+	tm.waitFor(filepath.Join(filepath.Base(ext), "extension.yaml"))
+	tm.press("/spin abc")
+	tm.press("def")
+	tm.waitFor("/spin abcdef")
+	// ctrl+c keeps pi's meaning: it clears the editor.
+	tm.press("\x03")
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(tm.screen(), "/spin abcdef") {
+		if time.Now().After(deadline) {
+			t.Fatalf("ctrl+c did not clear the editor:\n%s", tm.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The guest's instance was stopped at the deadline: its command runs.
+	tm.press("\x1bs") // alt+s
+	tm.waitFor("spun by key")
+}
+
+// RPC's get_commands lists the extension's command with its description
+// and argument hint.
+func TestExtensionCommandsOverRPC(t *testing.T) {
+	c := newCLI(t)
+	scriptedModel(t, c, "openai-completions", nil)
+	rc := startRPC(t, c, "--no-session", "--cwd", t.TempDir(), "-e", examplePlugin(t, "preset"))
+	rc.send(`{"id":"gc","type":"get_commands"}`)
+	cmds := rc.response("gc")["data"].(map[string]any)["commands"].([]any)
+	for _, x := range cmds {
+		m := x.(map[string]any)
+		if m["name"] == "preset" && m["source"] == "extension" && m["argumentHint"] == "[name|next]" && strings.HasPrefix(m["description"].(string), "Switch preset") {
+			return
+		}
+	}
+	t.Fatalf("preset missing from get_commands: %v", cmds)
 }

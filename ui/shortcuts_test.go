@@ -1,0 +1,44 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// An extension's key that pi uses is refused with a notice naming the
+// manifest; of two extensions binding one key the first keeps it; the
+// others run their command and /hotkeys lists them.
+func TestShortcutBinding(t *testing.T) {
+	dir := t.TempDir()
+	m := New(Host{Runtime: newTestRuntime(t, dir, 0), Cwd: dir, Shortcuts: func() []Shortcut {
+		return []Shortcut{
+			{Key: "ctrl+c", Extension: "a", Manifest: "/x/a/extension.yaml", Command: "spin"},
+			{Key: "ctrl+w", Extension: "a", Manifest: "/x/a/extension.yaml", Command: "spin"}, // the editor's
+			{Key: "ctrl+x", Extension: "a", Manifest: "/x/a/extension.yaml", Command: "spin", Args: "x", Description: "spin it"},
+			{Key: "ctrl+x", Extension: "b", Manifest: "/x/b/extension.yaml", Command: "other"},
+		}
+	}})
+	var b strings.Builder
+	for _, bl := range m.blocks {
+		b.WriteString(bl.view(300, false))
+	}
+	view := b.String()
+	for _, want := range []string{
+		"/x/a/extension.yaml: extension a binds ctrl+c, which is one of pi's keys",
+		"binds ctrl+w, which is one of pi's keys",
+		"/x/b/extension.yaml: extension b binds ctrl+x, which extension a already binds",
+	} {
+		if !strings.Contains(view, want) {
+			t.Errorf("missing %q in:\n%s", want, view)
+		}
+	}
+	if _, ok := m.shortcuts["ctrl+c"]; ok {
+		t.Fatal("ctrl+c bound")
+	}
+	if sc := m.shortcuts["ctrl+x"]; sc.Extension != "a" {
+		t.Fatalf("ctrl+x bound to %+v", sc)
+	}
+	if h := m.shortcutHelp(); !strings.Contains(h, "ctrl+x") || !strings.Contains(h, "spin it [a]") || strings.Contains(h, "ctrl+c") {
+		t.Fatalf("hotkeys: %s", h)
+	}
+}
