@@ -29,12 +29,14 @@ func (s *Server) controls(c rpcCommand) bool {
 			s.respond(c, nil, fmt.Errorf("%s/%s takes the thinking levels %s, not %q", r.Provider, r.ModelID, strings.Join(r.AvailableThinkingLevels(), ", "), c.Level))
 			return true
 		}
+		before := r.ThinkingLevel()
 		r.Thinking = c.Level
 		if c.Level == "off" {
 			r.Thinking = ""
 		}
 		rt.SetRoute(r)
 		s.respond(c, nil, nil)
+		s.thinkingChanged(before, rt.Route().ThinkingLevel())
 	case "cycle_thinking_level":
 		r := rt.Route()
 		levels := r.AvailableThinkingLevels()
@@ -54,6 +56,7 @@ func (s *Server) controls(c rpcCommand) bool {
 		}
 		rt.SetRoute(r)
 		s.respond(c, map[string]any{"level": next}, nil)
+		s.thinkingChanged(cur, rt.Route().ThinkingLevel())
 	case "cycle_model":
 		s.cycleModel(c)
 	case "export_html":
@@ -140,4 +143,12 @@ func (s *Server) cycleModel(c rpcCommand) {
 		rt.SetRoute(route)
 	}
 	s.respond(c, map[string]any{"model": modelObject(route), "thinkingLevel": route.ThinkingLevel(), "isScoped": scoped}, nil)
+}
+
+// thinkingChanged emits thinking_level_changed when a command changed the
+// level, as the established harness does.
+func (s *Server) thinkingChanged(before, after string) {
+	if before != after {
+		s.out.emit(map[string]any{"type": "thinking_level_changed", "level": after})
+	}
 }

@@ -108,6 +108,9 @@ type Server struct {
 
 	mu      sync.Mutex
 	pending map[string]chan rpcCommand
+	// bashes cancel the bash commands still running (abort_bash).
+	bashes   map[int]context.CancelFunc
+	nextBash int
 }
 
 // NewServer makes a server that writes its records to out.
@@ -225,6 +228,9 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 			rt.Abort()
 			s.respond(c, nil, nil)
 		}()
+	case "abort_bash":
+		s.abortBash()
+		s.respond(c, nil, nil)
 	case "clear_queue":
 		st, fu := rt.ClearQueue()
 		s.respond(c, map[string]any{"steering": nonNilStrings(st), "followUp": nonNilStrings(fu)}, nil)
@@ -279,9 +285,11 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 		s.respondCancellable(c, nil, err)
 	case "bash":
 		s.work.Add(1)
+		bctx, done := s.startBash(ctx)
 		go func() {
 			defer s.work.Done()
-			res, err := rt.Bash(ctx, c.Command, !c.ExcludeFromContext, func(out string) {
+			defer done()
+			res, err := rt.Bash(bctx, c.Command, !c.ExcludeFromContext, func(out string) {
 				ev := map[string]any{"type": "bash_execution_update", "output": out}
 				if c.ID != nil {
 					ev["id"] = *c.ID
