@@ -512,12 +512,16 @@ func (t *Transcript) writeLine(v any) error {
 		// compact its whole encoding once more, a second pass over every
 		// tool result the session records. (An entry as read from a file
 		// still goes through the Encoder, which compacts it as before.)
-		b, err := e.MarshalJSON()
-		if err != nil {
-			return fmt.Errorf("encode session entry: %w", err)
+		if b, ok := appendMessageEntry(make([]byte, 0, 1024), e); ok {
+			line = append(b, '\n')
+		} else {
+			b, err := e.MarshalJSON()
+			if err != nil {
+				return fmt.Errorf("encode session entry: %w", err)
+			}
+			line = append(make([]byte, 0, len(b)+1), b...)
+			line = append(line, '\n')
 		}
-		line = append(make([]byte, 0, len(b)+1), b...)
-		line = append(line, '\n')
 	} else {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
@@ -549,6 +553,16 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if e.Raw != nil {
 		return e.Raw, nil
 	}
+	if b, ok := appendMessageEntry(nil, e); ok {
+		return b, nil
+	}
+	return e.marshalReflect()
+}
+
+// marshalReflect is MarshalJSON through encoding/json, for every kind of
+// entry (appendMessageEntry writes the common message entries the same way
+// without reflection).
+func (e Entry) marshalReflect() ([]byte, error) {
 	w := e.wire()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

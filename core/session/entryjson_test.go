@@ -1,0 +1,96 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/piwasm/pi/core/prompt"
+)
+
+// messageEntries are message entries as a turn records them, plus the
+// strings and numbers whose encoding has rules of its own.
+func messageEntries() []Entry {
+	yes, no := true, false
+	usage := &prompt.Usage{Input: 120, Output: 30, CacheRead: 7, TotalTokens: 157}
+	priced := &prompt.Usage{Input: 1, Output: 2, Cost: prompt.Cost{Input: 0.000003, Output: 1.5e-7, CacheRead: 12.25, CacheWrite: 1e21, Total: 1e-9}}
+	text := "line 1 of 01: \"quoted\" & <tag> \\ back\n\ttab\r\b\f\x01\x1f\x7f é ✓ \u2028\u2029 bad:\xff\xfe end"
+	return []Entry{
+		{Type: TypeMessage, ID: "a1b2c3d4", Time: "2026-12-01T19:11:19.946Z", Message: &prompt.Message{Role: "user", Content: prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: "Fix the first line of every file."}}}, Timestamp: 1796152244202}},
+		{Type: TypeMessage, ID: "0badc0de", ParentID: "a1b2c3d4", Time: "2026-12-01T19:11:19.964Z", Message: &prompt.Message{Role: "assistant",
+			Content: prompt.Content{Blocks: []prompt.Block{{Type: "thinking", Thinking: "look", Signature: "sig"}, {Type: "text", Text: "Turn 5."},
+				{Type: "toolCall", ID: "e5", Name: "edit", Arguments: json.RawMessage("{ \"path\": \"f04.txt\",\n \"edits\": [ {\"oldText\":\"line 1 of\",\"newText\":\"LINE 1 of\"} ] }")},
+				{Type: "toolCall", ID: "r5", Name: "read", Arguments: json.RawMessage(`{}`), ArgumentsError: "not an object"}}},
+			API: "openai-completions", Provider: "mock", Model: "mock-1", Usage: usage, StopReason: "toolUse", Timestamp: 1796152244203}},
+		{Type: TypeMessage, ID: "11111111", ParentID: "0badc0de", Message: &prompt.Message{Role: "toolResult", Content: prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: text}, {Type: "image", Data: "iVBORw0KGgo=", MimeType: "image/png"}}},
+			ToolCallID: "e5", ToolName: "edit", Details: json.RawMessage(`{"diff": "-1 line\n+1 LINE", "firstChangedLine": 1}`), IsError: &no, Timestamp: 5}, Extension: "team-section"},
+		{Type: TypeMessage, ID: "22222222", ParentID: "11111111", Message: &prompt.Message{Role: "toolResult", Content: prompt.Content{Blocks: []prompt.Block{}}, ToolCallID: "b1", ToolName: "bash", IsError: &yes, Details: json.RawMessage(`null`)}},
+		{Type: TypeMessage, Message: &prompt.Message{Role: "assistant", Content: prompt.Content{Str: text}, Usage: priced, ErrorMessage: "cut <short>", Timestamp: -1}},
+		{Type: TypeMessage, ID: "33333333", ParentID: "22222222", Message: &prompt.Message{Role: "system", Content: prompt.TextContent("")}},
+	}
+}
+
+// The message entries a turn records are written without reflection, to
+// the bytes encoding/json writes.
+func TestMessageEntryJSON(t *testing.T) {
+	for i, e := range messageEntries() {
+		got, ok := appendMessageEntry(nil, e)
+		if !ok {
+			t.Errorf("entry %d: not written by appendMessageEntry", i)
+			continue
+		}
+		want, err := e.marshalReflect()
+		if err != nil {
+			t.Fatalf("entry %d: %v", i, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("entry %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	// What it leaves to encoding/json.
+	for name, e := range map[string]Entry{
+		"sections":     {Type: TypeMessage, Message: &prompt.Message{Role: "system", Sections: prompt.Patches{}}},
+		"bash":         {Type: TypeMessage, Message: &prompt.Message{Role: "bashExecution", Command: "ls"}},
+		"not JSON":     {Type: TypeMessage, Message: &prompt.Message{Role: "toolResult", Details: json.RawMessage(`{x}`)}},
+		"NaN cost":     {Type: TypeMessage, Message: &prompt.Message{Role: "assistant", Usage: &prompt.Usage{Cost: prompt.Cost{Total: math.NaN()}}}},
+		"model change": {Type: TypeModelChange, Provider: "p", ModelID: "m"},
+	} {
+		if _, ok := appendMessageEntry(nil, e); ok {
+			t.Errorf("%s: written by appendMessageEntry", name)
+		}
+	}
+}
+
+// FuzzMessageEntryJSON holds appendMessageEntry to encoding/json: whatever
+// it writes, encoding/json writes byte for byte.
+func FuzzMessageEntryJSON(f *testing.F) {
+	for _, e := range messageEntries() {
+		m := e.Message
+		var args []byte
+		if b := m.Content.Blocks; len(b) > 0 {
+			args = b[len(b)-1].Arguments
+		}
+		cost := 0.0
+		if m.Usage != nil {
+			cost = m.Usage.Cost.Input
+		}
+		f.Add(m.Content.Text(), string(args), string(m.Details), cost, m.Timestamp, e.ParentID)
+	}
+	f.Fuzz(func(t *testing.T, text, args, details string, cost float64, ts int64, parent string) {
+		e := Entry{Type: TypeMessage, ID: "abcdef01", ParentID: parent, Time: text, Extension: text, Message: &prompt.Message{
+			Role: text, Content: prompt.Content{Blocks: []prompt.Block{{Type: "toolCall", Text: text, Name: text, Arguments: json.RawMessage(args)}}},
+			Usage: &prompt.Usage{Input: int(ts), Cost: prompt.Cost{Input: cost, Total: -cost}}, Details: json.RawMessage(details), Timestamp: ts}}
+		got, ok := appendMessageEntry(nil, e)
+		want, err := e.marshalReflect()
+		if !ok {
+			return
+		}
+		if err != nil {
+			t.Fatalf("written, but encoding/json refuses it: %v", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	})
+}
