@@ -16,6 +16,8 @@
 //	          output and return 0 (the error must win)
 //	extism-config  answer a section holding config_get of "mode", "n" and
 //	          "missing" (absent keys read "<absent>")
+//	extism-flags  answer a section holding config_get of "flag:preset",
+//	          "flag:quiet" and "flag:unset", as a stock PDK reads flags
 //	extism-levels  report get_log_level and log one line at each of
 //	          log_trace, log_debug and log_info
 //	extism-empty   exercise zero-length blocks: alloc(0), free of it, an
@@ -289,9 +291,13 @@ func beforeAgentStart() int32 {
 		env := []byte(`{"result":{"ops":[{"op":"set_section","name":"hostile","text":"applied anyway"}]}}`)
 		extismOutputSet(extismBlock(env), uint64(len(env)))
 		return 0
-	case "extism-config":
+	case "extism-config", "extism-flags":
+		keys := []string{"mode", "n", "missing"}
+		if c.Mode == "extism-flags" {
+			keys = []string{"flag:preset", "flag:quiet", "flag:unset"}
+		}
 		var parts []string
-		for _, k := range []string{"mode", "n", "missing"} {
+		for _, k := range keys {
 			off := extismConfigGet(extismBlock([]byte(k)))
 			if off == 0 {
 				parts = append(parts, k+"=<absent>")
