@@ -16,7 +16,7 @@ func hostMountNS() string { return "" }
 // hostNetNS: no network namespaces here.
 func hostNetNS() string { return "" }
 
-// attach: no network namespaces here (commands are not confined).
-func (x *netProxy) attach(*exec.Cmd) error {
-	return errors.New("sandbox: network namespaces are Linux only")
+// startHandOver: no network namespaces here (commands are not confined).
+func (x *netProxy) startHandOver() (string, string, error) {
+	return "", "", errors.New("network namespaces are Linux only")
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,13 +21,12 @@ import (
 // The proxy reaches into the namespace without a process of its own
 // there: the helper listens on 127.0.0.1:PORT inside it and hands the
 // listening socket (and a pidfd of itself, which stays the command's
-// process across its execve) to pi over a socket pair, fd 3. A socket
-// keeps the namespace it was made in, so pi's proxy accepts the command's
-// connections on it directly, until the command's process exits.
-
-// listenerFD is the helper's end of the socket pair (its first extra
-// file).
-const listenerFD = 3
+// process across its execve) to pi, through a Unix socket pi listens on
+// in a private directory. A socket keeps the namespace it was made in, so
+// pi's proxy accepts the command's connections on it directly, until the
+// command's process exits. (Anything else that sends pi a listener this
+// way, a command included, only gets the proxy served on it: the same
+// proxy it can already reach.)
 
 // hostNetNS names pi's network namespace (/proc/self/ns/net).
 func hostNetNS() string {
@@ -39,7 +38,6 @@ func hostNetNS() string {
 // with the namespace's capabilities: it brings up loopback, listens on
 // 127.0.0.1:port and sends the listener and a pidfd of itself to pi.
 func handOverListener(s spec) error {
-	defer unix.Close(listenerFD) // the command must not inherit it
 	if self, err := os.Readlink("/proc/self/ns/net"); err != nil || s.HostNetNS == "" || self == s.HostNetNS {
 		return errors.New("the helper is not in a network namespace of its own")
 	}
@@ -62,7 +60,21 @@ func handOverListener(s spec) error {
 		return fmt.Errorf("pidfd: %w", err)
 	}
 	defer unix.Close(pidfd)
-	if err := unix.Sendmsg(listenerFD, []byte{1}, unix.UnixRights(ln, pidfd), nil, 0); err != nil {
+	c, err := unix.Socket(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(c)
+	if err := unix.Connect(c, &unix.SockaddrUnix{Name: s.HandOver}); err != nil {
+		return fmt.Errorf("reach pi to hand over the listener: %w", err)
+	}
+	if err := unix.Sendmsg(c, []byte{1}, unix.UnixRights(ln, pidfd), nil, 0); err != nil {
+		return fmt.Errorf("hand the listener to pi: %w", err)
+	}
+	// Wait for pi's answer: the command must not start before pi
+	// serves the listener (a connection would wait, but a refused one
+	// would not).
+	if _, err := unix.Read(c, make([]byte, 1)); err != nil {
 		return fmt.Errorf("hand the listener to pi: %w", err)
 	}
 	return nil
@@ -86,39 +98,41 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// handOverTimeout bounds the wait for the helper's listener: a helper
-// that fails first, or a command never started, sends nothing.
-const handOverTimeout = time.Minute
+// handOverTimeout bounds the wait for a helper's message once it has
+// connected.
+const handOverTimeout = 30 * time.Second
 
-// attach gives cmd (the helper, not started yet, without extra files) the
-// socket pair's other end as fd 3 and serves the listener it will send
-// on the proxy until the command's process exits.
-func (x *netProxy) attach(cmd *exec.Cmd) error {
-	if len(cmd.ExtraFiles) != 0 {
-		return errors.New("sandbox: the helper already has extra files")
-	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+// startHandOver listens for helpers' listeners on a Unix socket in a
+// private directory (in XDG_RUNTIME_DIR when there is one, which commands
+// cannot write, else the temp dir) and serves each one it receives.
+func (x *netProxy) startHandOver() (path, dir string, err error) {
+	dir, err = os.MkdirTemp(os.Getenv("XDG_RUNTIME_DIR"), "pi-netns-")
 	if err != nil {
-		return fmt.Errorf("sandbox: socket pair for the network namespace: %w", err)
+		return "", "", err
 	}
-	theirs := os.NewFile(uintptr(fds[1]), "netns-theirs")
-	mine := os.NewFile(uintptr(fds[0]), "netns-mine")
-	conn, err := net.FileConn(mine)
-	mine.Close()
+	path = filepath.Join(dir, "s")
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
 	if err != nil {
-		theirs.Close()
-		return err
+		os.RemoveAll(dir)
+		return "", "", err
 	}
-	cmd.ExtraFiles = []*os.File{theirs}
-	go x.receive(conn.(*net.UnixConn), theirs)
-	return nil
+	x.handOverLn = l
+	go func() {
+		for {
+			c, err := l.AcceptUnix()
+			if err != nil {
+				return
+			}
+			go x.receive(c)
+		}
+	}()
+	return path, dir, nil
 }
 
-// receive waits for the helper's listener and pidfd, then serves the
+// receive takes one helper's listener and pidfd, answers, and serves the
 // listener until the pidfd says the command's process has exited.
-func (x *netProxy) receive(conn *net.UnixConn, theirs *os.File) {
+func (x *netProxy) receive(conn *net.UnixConn) {
 	defer conn.Close()
-	defer theirs.Close() // the helper has its copy once it runs
 	_ = conn.SetReadDeadline(time.Now().Add(handOverTimeout))
 	oob := make([]byte, unix.CmsgSpace(2*4))
 	_, oobn, _, _, err := conn.ReadMsgUnix(make([]byte, 1), oob)
@@ -148,6 +162,7 @@ func (x *netProxy) receive(conn *net.UnixConn, theirs *os.File) {
 	}
 	x.inNS.Add(1)
 	go func() { _ = x.srv.Serve(ln) }()
+	_, _ = conn.Write([]byte{1})
 	waitExit(fds[1])
 	ln.Close()
 	x.inNS.Add(-1)

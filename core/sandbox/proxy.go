@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,14 +49,18 @@ type netProxy struct {
 	// served (netns_linux.go).
 	inNS atomic.Int32
 
-	mu      sync.Mutex
-	ln      net.Listener
-	srv     *http.Server
-	closed  bool
-	portNum int       // the listener's port, once started
-	env     []string  // proxyEnv of the listener, once started
-	refused []refusal // in order; capped at maxRefusals
-	nRefuse int       // refusals ever, for marks beyond the cap
+	mu     sync.Mutex
+	ln     net.Listener
+	srv    *http.Server
+	closed bool
+	// handOver is the Unix socket helpers hand their namespace
+	// listeners to ("" without one), in the private handOverDir.
+	handOver, handOverDir string
+	handOverLn            io.Closer
+	portNum               int       // the listener's port, once started
+	env                   []string  // proxyEnv of the listener, once started
+	refused               []refusal // in order; capped at maxRefusals
+	nRefuse               int       // refusals ever, for marks beyond the cap
 }
 
 // refusal is one host the proxy refused and why.
@@ -118,7 +123,21 @@ func (x *netProxy) addr() (string, error) {
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	go func() { _ = x.srv.Serve(ln) }()
+	// Where commands get a network namespace, their helpers hand their
+	// listeners over here; without it they run in pi's namespace, held
+	// to the proxy's port by Landlock alone.
+	if path, dir, err := x.startHandOver(); err == nil {
+		x.handOver, x.handOverDir = path, dir
+	}
 	return ln.Addr().String(), nil
+}
+
+// handOverPath is where helpers hand over their namespace listeners, ""
+// when pi has no such socket.
+func (x *netProxy) handOverPath() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.handOver
 }
 
 // running is the proxy's address if it runs, "" otherwise.
@@ -157,6 +176,10 @@ func (x *netProxy) close() error {
 	x.closed = true
 	if x.srv == nil {
 		return nil
+	}
+	if x.handOverLn != nil {
+		x.handOverLn.Close()
+		os.RemoveAll(x.handOverDir)
 	}
 	return x.srv.Close()
 }

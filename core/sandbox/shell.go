@@ -29,8 +29,9 @@ type spec struct {
 	ProxyPort int `json:"proxyPort,omitempty"`
 	// NetNS, in allow-list mode: the helper runs in a network namespace
 	// of its own and hands pi a listener on 127.0.0.1:ProxyPort there,
-	// through fd 3 (netns_linux.go).
-	NetNS bool `json:"netns,omitempty"`
+	// through the Unix socket HandOver (netns_linux.go).
+	NetNS    bool   `json:"netns,omitempty"`
+	HandOver string `json:"handOver,omitempty"`
 	// HostNetNS names pi's network namespace: the helper refuses to
 	// forward while still in it.
 	HostNetNS string `json:"hostNetNS,omitempty"`
@@ -91,11 +92,11 @@ func (p *Policy) commandSpec() (spec, []string, error) {
 		return sp, nil, fmt.Errorf("sandbox: %w; not running the command", err)
 	}
 	sp.ProxyPort = port
-	if p.mountNS() {
+	if h := p.proxy.handOverPath(); h != "" && p.mountNS() {
 		// Only the proxy's listener on the namespace's loopback: no
 		// other address to reach at the proxy's port (Landlock restricts
 		// ports, not addresses).
-		sp.NetNS = true
+		sp.NetNS, sp.HandOver = true, h
 	}
 	// A copy: the caller appends to it.
 	return sp, append([]string(nil), env...), nil
@@ -187,11 +188,7 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 		if cmd, err = helperCommand(s.Exe, sp, bash, "-c", script); err != nil {
 			return nil, err
 		}
-		if sp.NetNS {
-			if err := s.Policy.proxy.attach(cmd); err != nil {
-				return nil, err
-			}
-		}
+
 		extra = append(extra, s.Policy.cacheEnv...)
 		if len(extra) > 0 {
 			if env == nil {
