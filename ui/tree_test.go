@@ -33,7 +33,7 @@ func blocksText(m *Model) string {
 
 func countType(tr *session.Transcript, typ string) int {
 	n := 0
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type == typ {
 			n++
 		}
@@ -132,9 +132,9 @@ func TestTreeWithoutSummaryAndDoubleEscape(t *testing.T) {
 	if m.dialog != nil {
 		t.Fatal("asked about a summary despite skipPrompt")
 	}
-	before := len(rt.Transcript().Entries)
+	before := len(rt.Transcript().Snapshot())
 	run(m, m.navigate(m.rt.Transcript().LeafID(), false, ""))
-	if len(rt.Transcript().Entries) != before {
+	if len(rt.Transcript().Snapshot()) != before {
 		t.Error("a move without a summary wrote entries")
 	}
 }

@@ -310,7 +310,7 @@ func TestPermissionRulesInPrintMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var decided []string
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type == session.TypeDecision {
 			decided = append(decided, e.Decision.ToolCallID+":"+e.Decision.Outcome+":"+filepath.Base(e.Decision.Source))
 		}
@@ -354,7 +354,7 @@ func TestSandboxDenialIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := false
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type == session.TypeDecision && e.Decision.Source == "sandbox" && e.Decision.Outcome == "deny" {
 			found = true
 		}

@@ -359,7 +359,11 @@ func listSessions(dir string, n int) ([]ui.SessionInfo, error) {
 		if fi, err := os.Stat(p); err == nil {
 			info.Modified = fi.ModTime().Format("2006-01-02 15:04")
 		}
-		for _, e := range tr.Branch() {
+		branch, err := tr.FullBranch()
+		if err != nil {
+			continue
+		}
+		for _, e := range branch {
 			if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role != "system" {
 				info.Messages++
 				if info.First == "" && e.Message.Role == "user" {

@@ -52,9 +52,17 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 		Messages []provider.Message  `json:"messages"`
 		Tools    []provider.ToolSpec `json:"tools"`
 	}
+	branch, err := tr.FullBranch()
+	if err != nil {
+		return err
+	}
+	entries, err := tr.Entries()
+	if err != nil {
+		return err
+	}
 	var requests []requestJSON
 	for k := 0; ; k++ {
-		r, ok := session.RequestAt(tr.Branch(), k)
+		r, ok := session.RequestAt(branch, k)
 		if !ok {
 			break
 		}
@@ -71,7 +79,7 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 			Entries  []session.Entry   `json:"entries"`
 			Problems []session.Problem `json:"problems"`
 			Requests []requestJSON     `json:"requests"`
-		}{tr.Header, tr.Entries, tr.Problems, requests}
+		}{tr.Header, entries, tr.Problems, requests}
 		if *req >= 0 {
 			out.Entries = nil
 		}
@@ -81,10 +89,10 @@ func (a *app) cmdSession(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stderr, "pi: warning: %s:%d: %s\n", esc(tr.Path), p.Line, esc(p.Message))
 	}
 	if *req < 0 {
-		n := session.Requests(tr.Branch())
+		n := session.Requests(branch)
 		fmt.Fprintf(a.stdout, "session %s  cwd %s  started %s\n", esc(tr.Header.ID), esc(tr.Header.Cwd), esc(tr.Header.Timestamp))
 		fmt.Fprintf(a.stdout, "%d %s (--request N shows one, 0 to %d)\n\n", n, plural(n, "request", "requests"), max(n-1, 0))
-		for i, e := range tr.Entries {
+		for i, e := range entries {
 			fmt.Fprintf(a.stdout, "%3d  %s\n", i, describeEntry(e))
 		}
 		fmt.Fprintln(a.stdout)

@@ -123,7 +123,7 @@ func summarise(path string) (sessionSummary, bool) {
 		return sessionSummary{}, false
 	}
 	s := sessionSummary{ID: tr.Header.ID, Path: path, Cwd: tr.Header.Cwd, Timestamp: tr.Header.Timestamp, Name: tr.Name(), Branches: max(1, tr.Branches())}
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type != session.TypeMessage || e.Message == nil || e.Message.Role == "system" {
 			continue
 		}

@@ -26,6 +26,9 @@ func TestInteractiveSessionTree(t *testing.T) {
 		{Text: "Three."},
 	})
 	tm := startTerminal(t, c, proj, "--cwd", proj)
+	// Keys typed before the UI takes the terminal over are lost, as they
+	// would be for a person: wait for its footer.
+	tm.waitFor("mock/mock-1")
 	tm.typeLine("first")
 	tm.waitFor("One.")
 	tm.typeLine("second")

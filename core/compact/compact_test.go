@@ -43,7 +43,7 @@ func load(t *testing.T, name string) *session.Transcript {
 // summary folded in, the file lists carried over) and file lists.
 func TestSameCompactionsAsTheEstablishedHarness(t *testing.T) {
 	tr := load(t, "compacted-auto.jsonl")
-	branch := tr.Branch()
+	branch := fullBranch(t, tr)
 	f := &fakeModel{}
 	seen := 0
 	for i, e := range branch {
@@ -95,7 +95,7 @@ func TestSameCompactionsAsTheEstablishedHarness(t *testing.T) {
 // ends the request.
 func TestManualCompactionWithFocus(t *testing.T) {
 	tr := load(t, "compacted-manual.jsonl")
-	branch := tr.Branch()
+	branch := fullBranch(t, tr)
 	for i, e := range branch {
 		if e.Type != session.TypeCompaction {
 			continue
@@ -122,7 +122,7 @@ func TestManualCompactionWithFocus(t *testing.T) {
 // by a context edit) does not hold the cut back.
 func TestOverflowRecoveryCut(t *testing.T) {
 	tr := load(t, "compacted-overflow.jsonl")
-	branch := tr.Branch()
+	branch := fullBranch(t, tr)
 	for i, e := range branch {
 		if e.Type != session.TypeCompaction {
 			continue
@@ -136,7 +136,7 @@ func TestOverflowRecoveryCut(t *testing.T) {
 
 func TestNothingToCompact(t *testing.T) {
 	tr := load(t, "compacted-auto.jsonl")
-	branch := tr.Branch()
+	branch := fullBranch(t, tr)
 	if p := Prepare(branch, 60, false); p != nil {
 		t.Fatalf("a branch that ends with a compaction compacted again: %+v", p)
 	}
@@ -156,4 +156,16 @@ func TestSettings(t *testing.T) {
 	if !Defaults.ShouldCompact(128000-16384+1, 128000) || Defaults.ShouldCompact(128000-16384, 128000) {
 		t.Fatal("threshold")
 	}
+}
+
+// fullBranch is the whole active branch, what the compactions recorded
+// in it saw before they ran (Branch leaves out what the latest one
+// summarised away).
+func fullBranch(t *testing.T, tr *session.Transcript) []session.Entry {
+	t.Helper()
+	b, err := tr.FullBranch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

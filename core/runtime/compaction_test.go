@@ -77,7 +77,7 @@ func (f *fixture) compactions() []agent.Event {
 
 func entriesOf(tr *session.Transcript, typ string) int {
 	n := 0
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type == typ {
 			n++
 		}
@@ -147,7 +147,7 @@ func TestAutoCompactionAtTheThreshold(t *testing.T) {
 		t.Fatalf("%d compaction_start events for 2 compactions (an automatic one with nothing to do is not reported)", starts)
 	}
 	users = nil
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type == session.TypeMessage && e.Message.Role == "user" {
 			users = append(users, e.Message.Content.Text())
 		}

@@ -87,7 +87,7 @@ func (rt *Runtime) Navigate(ctx context.Context, target string, opts NavigateOpt
 		if opts.Summarizer == nil {
 			return NavigateResult{}, errors.New("no model available for summarization")
 		}
-		if left := compact.BranchEntries(tr.Entries, old, target); len(left) > 0 {
+		if left := compact.BranchEntries(tr.Snapshot(), old, target); len(left) > 0 {
 			s, err := opts.Summarizer(ctx, left, opts.Instructions, opts.Replace)
 			if err != nil {
 				return NavigateResult{}, err

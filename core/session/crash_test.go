@@ -76,8 +76,8 @@ func TestKillDuringWriteLosesAtMostTheTornLine(t *testing.T) {
 	if len(tr.Problems) > 1 {
 		t.Fatalf("more than the torn line lost: %+v", tr.Problems)
 	}
-	if len(tr.Entries) != complete {
-		t.Fatalf("loaded %d entries, file has %d complete lines", len(tr.Entries), complete)
+	if len(tr.Snapshot()) != complete {
+		t.Fatalf("loaded %d entries, file has %d complete lines", len(tr.Snapshot()), complete)
 	}
 	if complete < 1 {
 		t.Fatal("writer wrote nothing in 300ms")
@@ -93,7 +93,7 @@ func TestKillDuringWriteLosesAtMostTheTornLine(t *testing.T) {
 	}
 	tr2.Close()
 	tr3, err := Load(path)
-	if err != nil || len(tr3.Problems) != 0 || len(tr3.Entries) != complete+1 {
-		t.Fatalf("after repair: err=%v problems=%+v entries=%d want %d", err, tr3.Problems, len(tr3.Entries), complete+1)
+	if err != nil || len(tr3.Problems) != 0 || len(tr3.Snapshot()) != complete+1 {
+		t.Fatalf("after repair: err=%v problems=%+v entries=%d want %d", err, tr3.Problems, len(tr3.Snapshot()), complete+1)
 	}
 }

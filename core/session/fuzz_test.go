@@ -25,7 +25,7 @@ func FuzzParseSession(f *testing.F) {
 		h, _ := json.Marshal(tr.Header)
 		buf.Write(h)
 		buf.WriteByte('\n')
-		for _, e := range tr.Entries {
+		for _, e := range tr.Snapshot() {
 			b, err := json.Marshal(e)
 			if err != nil {
 				t.Fatalf("marshal entry: %v", err)
@@ -37,21 +37,21 @@ func FuzzParseSession(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-read: %v", err)
 		}
-		if len(again.Entries) != len(tr.Entries) || len(again.Problems) != 0 {
-			t.Fatalf("round trip lost entries: %d -> %d, problems %+v", len(tr.Entries), len(again.Entries), again.Problems)
+		if len(again.Snapshot()) != len(tr.Snapshot()) || len(again.Problems) != 0 {
+			t.Fatalf("round trip lost entries: %d -> %d, problems %+v", len(tr.Snapshot()), len(again.Snapshot()), again.Problems)
 		}
 		// Replaying never panics and never yields more system nodes than
 		// projection commits.
 		commits := 0
-		for _, e := range tr.Entries {
+		for _, e := range tr.Snapshot() {
 			commits += len(e.Commits)
 		}
-		nodes := SystemNodes(History(tr.Entries))
+		nodes := SystemNodes(History(tr.Snapshot()))
 		if len(nodes) > commits {
 			t.Fatalf("%d system nodes from %d commits", len(nodes), commits)
 		}
 		for k := 0; ; k++ {
-			if _, ok := RequestAt(tr.Entries, k); !ok {
+			if _, ok := RequestAt(tr.Snapshot(), k); !ok {
 				break
 			}
 		}

@@ -124,6 +124,10 @@ func replayNodes(entries []Entry) (nodes []Node, seq int) {
 		nodes = append(nodes, Node{Seq: next(), Role: "user", Kind: kind, Text: text, Content: text, Entry: i})
 	}
 	for i, e := range entries {
+		// Entries the transcript left out of the branch before this one
+		// (see Transcript.needed) would have added nodes: their numbers
+		// stay taken, as projections refer to nodes by them.
+		seq += e.seqGap
 		switch e.Type {
 		case TypeMessage:
 			m := e.Message

@@ -36,7 +36,7 @@ func TestContinueASessionOfTheEstablishedHarness(t *testing.T) {
 	if !Foreign(tr.Branch()) {
 		t.Fatal("a session of the other harness is not recognised as such")
 	}
-	lastID := tr.Entries[len(tr.Entries)-1].ID
+	lastID := tr.Snapshot()[len(tr.Snapshot())-1].ID
 	tr.Close()
 
 	m := newMockModel(t)
@@ -69,15 +69,15 @@ func TestContinueASessionOfTheEstablishedHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range loaded.Entries {
+	for _, e := range loaded.Snapshot() {
 		if e.ID != "" && e.Raw != nil && !strings.Contains(string(e.Raw), `"parentId"`) {
 			t.Fatalf("an entry without parentId: %s", e.Raw)
 		}
 	}
 	var first Entry
-	for i, e := range loaded.Entries {
+	for i, e := range loaded.Snapshot() {
 		if e.ID == lastID {
-			first = loaded.Entries[i+1]
+			first = loaded.Snapshot()[i+1]
 		}
 	}
 	if first.ParentID != lastID {

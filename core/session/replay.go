@@ -69,7 +69,11 @@ func LoadReplay(path string) (*Replay, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	r := &Replay{Path: path, recordedCwd: tr.Header.Cwd, recorded: map[string]prompt.Message{}, checked: map[string]bool{}}
-	for _, e := range tr.Branch() {
+	branch, err := tr.FullBranch()
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	for _, e := range branch {
 		m := e.Message
 		if e.Type != TypeMessage || m == nil {
 			continue

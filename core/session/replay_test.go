@@ -50,7 +50,7 @@ func checkReplay(t *testing.T, m *mockModel, path string, route provider.Route, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	rq, ok := RequestAt(loaded.Entries, k)
+	rq, ok := RequestAt(loaded.Snapshot(), k)
 	msgs := rq.Messages
 	if !ok {
 		t.Fatalf("request %d not recorded", k)
@@ -146,7 +146,7 @@ func TestReviewForcedRequestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rq, _ := RequestAt(loaded.Entries, 0)
+	rq, _ := RequestAt(loaded.Snapshot(), 0)
 	msgs := rq.Messages
 	replayed, _ := provider.DryRun(route, provider.Request{Model: route.ModelID, Messages: msgs, Tools: rq.Tools, Stream: true})
 	m.mu.Lock()
@@ -156,7 +156,7 @@ func TestReviewForcedRequestReplay(t *testing.T) {
 		return
 	}
 	var req Entry
-	for _, e := range loaded.Entries {
+	for _, e := range loaded.Snapshot() {
 		if e.Type == TypeRequest {
 			req = e
 		}
@@ -234,8 +234,8 @@ func TestReviewOpenAppendKeepsCompleteLastLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Problems) != 0 || len(tr.Entries) != 2 {
-		t.Fatalf("setup: %d entries, problems %+v", len(tr.Entries), tr.Problems)
+	if len(tr.Problems) != 0 || len(tr.Snapshot()) != 2 {
+		t.Fatalf("setup: %d entries, problems %+v", len(tr.Snapshot()), tr.Problems)
 	}
 	msg := prompt.Message{Role: "user", Content: prompt.TextContent("second"), Timestamp: 3}
 	if err := tr.Append(Entry{Type: TypeMessage, Message: &msg}); err != nil {
@@ -247,8 +247,8 @@ func TestReviewOpenAppendKeepsCompleteLastLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
-	if len(again.Entries) != 3 || len(again.Problems) != 0 {
-		t.Fatalf("a complete last entry without a newline was cut off by OpenAppend: file now has %d entries (want 3), problems %+v\n%s", len(again.Entries), again.Problems, data)
+	if len(again.Snapshot()) != 3 || len(again.Problems) != 0 {
+		t.Fatalf("a complete last entry without a newline was cut off by OpenAppend: file now has %d entries (want 3), problems %+v\n%s", len(again.Snapshot()), again.Problems, data)
 	}
 }
 

@@ -126,7 +126,7 @@ func newRunner(t testing.TB, proj, sessionPath string, route provider.Route, d *
 
 func systemEntries(tr *Transcript) []prompt.Message {
 	var out []prompt.Message
-	for _, e := range tr.Entries {
+	for _, e := range tr.Snapshot() {
 		if e.Type == TypeMessage && e.Message.Role == "system" {
 			out = append(out, *e.Message)
 		}
@@ -169,7 +169,7 @@ func TestTurnsOnCapableRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rq, ok := RequestAt(loaded.Entries, 0)
+	rq, ok := RequestAt(loaded.Snapshot(), 0)
 	replayed := rq.Messages
 	if !ok {
 		t.Fatal("no request recorded")
@@ -328,7 +328,7 @@ func TestHTTPErrorLeavesSessionValid(t *testing.T) {
 	if err != nil || len(tr.Problems) != 0 {
 		t.Fatalf("%v %+v", err, tr.Problems)
 	}
-	last := tr.Entries[len(tr.Entries)-1]
+	last := tr.Snapshot()[len(tr.Snapshot())-1]
 	if last.Type != TypeMessage || last.Message.Role != "assistant" || last.Message.StopReason != "error" || !strings.Contains(last.Message.ErrorMessage, "401") {
 		t.Fatalf("error not recorded as a failed assistant message: %+v", last.Message)
 	}
@@ -344,10 +344,10 @@ func TestUnknownEntriesPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Entries) != 2 || tr.Entries[0].Type != "custom" {
-		t.Fatalf("%+v", tr.Entries)
+	if len(tr.Snapshot()) != 2 || tr.Snapshot()[0].Type != "custom" {
+		t.Fatalf("%+v", tr.Snapshot())
 	}
-	out, _ := json.Marshal(tr.Entries[0])
+	out, _ := json.Marshal(tr.Snapshot()[0])
 	if string(out) != `{"type":"custom","customType":"todo","data":{"items":[1,2]}}` {
 		t.Fatalf("unknown entry changed: %s", out)
 	}
@@ -401,7 +401,7 @@ func TestRuntimeContextSnapshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, e := range tr.Entries {
+		for _, e := range tr.Snapshot() {
 			if e.Type == TypeContext {
 				out = append(out, e.Text)
 			}

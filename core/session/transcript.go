@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -130,6 +129,9 @@ type Entry struct {
 	Label, Name string
 
 	Raw json.RawMessage
+	// seqGap is how many history nodes the entries left out of a branch
+	// just before this one would have added (see Transcript.needed).
+	seqGap int
 }
 
 // FileLists are the files a summarised stretch of the session read and
@@ -284,10 +286,15 @@ type Problem struct {
 
 // Transcript is a session file: its header and its entries, appended to
 // disk one line per entry. A Transcript with no path lives in memory.
+//
+// A session file only grows, but requests need only the active branch
+// from its latest compaction on, so the transcript keeps every entry's
+// place in the tree and in the file (refs) and the entries themselves only
+// while the active branch needs them; the others are read back from the
+// file when asked for (see memory.go).
 type Transcript struct {
 	Path     string
 	Header   Header
-	Entries  []Entry
 	Problems []Problem
 	// Now stamps new entries; nil means time.Now.
 	Now func() time.Time
@@ -295,6 +302,13 @@ type Transcript struct {
 	// decisions while each other runs.
 	mu   sync.Mutex
 	file *os.File
+	// refs has one ref per entry of the file, in file order; ids finds
+	// an entry's ref by id. size is where the next line starts in the
+	// file, or -1 when that is not known (a write failed): entries
+	// appended then stay in memory.
+	refs []ref
+	ids  idIndex
+	size int64
 	// leaf is the id of the entry new entries hang from. atRoot marks a
 	// leaf moved before the first entry (/tree to the first user message):
 	// the active branch is empty and the next entry is a new root.
@@ -303,7 +317,6 @@ type Transcript struct {
 	// view and ids keep what requests and new entries need, up to date as
 	// entries are appended (see view.go).
 	view view
-	ids  idSet
 	conv map[*prompt.Message]converted // see view.convert
 }
 
@@ -317,15 +330,19 @@ func Create(path string, h Header) (*Transcript, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create session %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	// Read as well as append: entries left out of memory are read back
+	// through the same handle.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", path, err)
 	}
 	t.file = f
-	if err := t.writeLine(h); err != nil {
+	n, err := t.writeLine(h)
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	t.size = int64(n)
 	return t, nil
 }
 
@@ -351,12 +368,23 @@ func Parse(data []byte) (*Transcript, error) {
 }
 
 func (t *Transcript) parse(data []byte) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
 	line := 0
-	for sc.Scan() {
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := pos + end + 1
+		if end < 0 {
+			end, next = len(data)-pos, len(data)
+		}
+		lineStart := pos
+		raw := data[pos : pos+end]
+		pos = next
 		line++
-		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) > 256<<20 {
+			return fmt.Errorf("line %d: longer than 256 MiB", line)
+		}
+		// Where the trimmed line starts, so the entry can be read back.
+		lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n\v\f"))
+		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
 		}
@@ -381,17 +409,20 @@ func (t *Transcript) parse(data []byte) error {
 			continue
 		}
 		e.Raw = append(json.RawMessage(nil), raw...)
-		t.Entries = append(t.Entries, e)
+		off := int64(lineStart + lead)
+		if t.Path == "" {
+			off = -1 // nothing to read it back from
+		}
+		t.add(e, off, len(raw))
 		if e.ID != "" {
 			t.leaf = e.ID
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
 	if t.Header.Type == "" {
 		return errors.New("empty session file")
 	}
+	// What the active branch does not need is not kept.
+	t.current()
 	return nil
 }
 
@@ -425,6 +456,9 @@ func OpenAppend(path string) (*Transcript, error) {
 		return nil, err
 	}
 	t.file = f
+	if t.size, err = f.Seek(0, io.SeekCurrent); err != nil {
+		t.size = -1
+	}
 	return t, nil
 }
 
@@ -477,6 +511,12 @@ func cutTornTail(f *os.File) error {
 // A new entry gets an id, hangs from the current leaf (the last entry) and
 // is stamped with the time.
 func (t *Transcript) Append(e Entry) error {
+	_, err := t.appendEntry(e)
+	return err
+}
+
+// appendEntry is Append, returning the entry as appended.
+func (t *Transcript) appendEntry(e Entry) (Entry, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	prevLeaf, prevRoot := t.leaf, t.atRoot
@@ -492,20 +532,30 @@ func (t *Transcript) Append(e Entry) error {
 		}
 		e.Time = now().UTC().Format("2006-01-02T15:04:05.000Z")
 	}
+	off, n := int64(-1), 0
 	if t.file != nil {
-		if err := t.writeLine(e); err != nil {
-			return err
+		start := t.size
+		written, err := t.writeLine(e)
+		if err != nil {
+			t.size = -1 // a partial line may be there: offsets are unknown
+			return Entry{}, err
+		}
+		if start >= 0 {
+			off, n = start, written-1
+			t.size += int64(written)
 		}
 	}
-	t.Entries = append(t.Entries, e)
+	e.seqGap = 0
+	t.add(e, off, n)
 	if e.ID != "" {
 		t.leaf, t.atRoot = e.ID, false
 	}
 	t.appended(e, prevLeaf, prevRoot)
-	return nil
+	return e, nil
 }
 
-func (t *Transcript) writeLine(v any) error {
+// writeLine writes v as one line and returns its length with the newline.
+func (t *Transcript) writeLine(v any) (int, error) {
 	var line []byte
 	if e, ok := v.(Entry); ok && e.Raw == nil {
 		// An entry encodes itself; handing it to an Encoder would check and
@@ -517,7 +567,7 @@ func (t *Transcript) writeLine(v any) error {
 		} else {
 			b, err := e.MarshalJSON()
 			if err != nil {
-				return fmt.Errorf("encode session entry: %w", err)
+				return 0, fmt.Errorf("encode session entry: %w", err)
 			}
 			line = append(make([]byte, 0, len(b)+1), b...)
 			line = append(line, '\n')
@@ -527,14 +577,14 @@ func (t *Transcript) writeLine(v any) error {
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("encode session entry: %w", err)
+			return 0, fmt.Errorf("encode session entry: %w", err)
 		}
 		line = b.Bytes()
 	}
 	if _, err := t.file.Write(line); err != nil {
-		return fmt.Errorf("write session %s: %w", t.Path, err)
+		return 0, fmt.Errorf("write session %s: %w", t.Path, err)
 	}
-	return nil
+	return len(line), nil
 }
 
 // Close closes the file.
@@ -587,64 +637,29 @@ func jsonString(s string) string {
 // newEntryID returns 8 hex digits not used by another entry of the file,
 // the established harness's id shape. t.mu must be held.
 func (t *Transcript) newEntryID() string {
-	if t.ids.set == nil || t.ids.n > len(t.Entries) {
-		t.ids = idSet{set: make(map[string]struct{}, len(t.Entries))}
-	}
-	for _, e := range t.Entries[t.ids.n:] {
-		if e.ID != "" {
-			t.ids.set[e.ID] = struct{}{}
-		}
-	}
-	t.ids.n = len(t.Entries)
 	for {
 		var b [4]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			// crypto/rand does not fail on supported platforms; fall back
 			// to a count so ids stay unique anyway.
-			return fmt.Sprintf("%08x", len(t.Entries)+1)
+			return fmt.Sprintf("%08x", len(t.refs)+1)
 		}
 		id := hex.EncodeToString(b[:])
-		if _, taken := t.ids.set[id]; !taken {
+		if _, taken := t.ids.find(id); !taken {
 			return id
 		}
 	}
 }
 
-// computeBranch works the active branch out from the entries (see
-// Branch).
-func (t *Transcript) computeBranch() []Entry {
-	if t.atRoot {
-		return t.linearOnly()
-	}
-	if t.leaf == "" {
-		return append([]Entry(nil), t.Entries...)
-	}
-	byID := make(map[string]int, len(t.Entries))
-	for i, e := range t.Entries {
-		if e.ID != "" {
-			byID[e.ID] = i
-		}
-	}
-	on := make(map[string]bool)
-	for id := t.leaf; id != "" && !on[id]; {
-		on[id] = true
-		i, ok := byID[id]
-		if !ok {
-			break
-		}
-		id = t.Entries[i].ParentID
-	}
-	out := make([]Entry, 0, len(t.Entries))
-	for _, e := range t.Entries {
-		if e.ID == "" || on[e.ID] {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // scratch is an in-memory copy of the active branch that new entries hang
 // from as they would from the file (a dry run writes nothing).
 func (t *Transcript) scratch() *Transcript {
-	return &Transcript{Header: t.Header, Entries: append([]Entry(nil), t.Branch()...), Now: t.Now, leaf: t.leaf, atRoot: t.atRoot}
+	s := &Transcript{Header: t.Header, Now: t.Now}
+	for _, e := range t.Branch() {
+		s.add(e, -1, 0)
+	}
+	t.mu.Lock()
+	s.leaf, s.atRoot = t.leaf, t.atRoot
+	t.mu.Unlock()
+	return s
 }

@@ -30,26 +30,23 @@ func (t *Transcript) LeafID() string {
 	return t.leaf
 }
 
-// Snapshot returns the entries written so far; safe while a run appends
-// (appends never change an entry already there).
-func (t *Transcript) Snapshot() []Entry {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.Entries[:len(t.Entries):len(t.Entries)]
-}
-
-// Lookup returns the entry with id.
+// Lookup returns the entry with id (the last one, should the file have
+// two), read back from the file when it is not in memory.
 func (t *Transcript) Lookup(id string) (Entry, bool) {
 	if id == "" {
 		return Entry{}, false
 	}
-	entries := t.Snapshot()
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].ID == id {
-			return entries[i], true
-		}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, ok := t.ids.find(id)
+	if !ok {
+		return Entry{}, false
 	}
-	return Entry{}, false
+	es, err := t.read([]int{int(i)})
+	if err != nil || len(es) == 0 {
+		return Entry{}, false
+	}
+	return es[0], true
 }
 
 // SetLeaf moves the leaf to the entry id ("" for before the first entry)
@@ -88,10 +85,7 @@ func (t *Transcript) BranchWithSummary(from string, s BranchSummary) (Entry, err
 		return Entry{}, err
 	}
 	e := Entry{Type: TypeBranchSummary, FromID: fromID, Summary: s.Summary, Files: s.Files, Usage: s.Usage, FromHook: s.FromHook}
-	if err := t.Append(e); err != nil {
-		return Entry{}, err
-	}
-	return t.Entries[len(t.Entries)-1], nil
+	return t.appendEntry(e)
 }
 
 // Label is the label on an entry and when it was set.
@@ -104,8 +98,8 @@ type Label struct {
 // entry for a target wins, and an empty one clears it.
 func (t *Transcript) Labels() map[string]Label {
 	out := map[string]Label{}
-	for _, e := range t.Snapshot() {
-		if e.Type != TypeLabel || e.TargetID == "" {
+	for _, e := range t.pinnedOf(TypeLabel) {
+		if e.TargetID == "" {
 			continue
 		}
 		if e.Label == "" {
@@ -128,7 +122,21 @@ func (t *Transcript) SetLabel(target, label string) error {
 // Name is the session's display name: the latest session_info entry of
 // the file ("" when none, or when the latest cleared it).
 func (t *Transcript) Name() string {
-	return sessionName(t.Snapshot())
+	return sessionName(t.pinnedOf(TypeSessionInfo))
+}
+
+// pinnedOf returns the entries of a kind that stays in memory (labels and
+// session names), in file order.
+func (t *Transcript) pinnedOf(kind string) []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []Entry
+	for i := range t.refs {
+		if r := &t.refs[i]; r.e != nil && r.e.Type == kind {
+			out = append(out, *r.e)
+		}
+	}
+	return out
 }
 
 func sessionName(entries []Entry) string {
@@ -196,42 +204,24 @@ func entryTime(e Entry) time.Time {
 	return tm
 }
 
-// PathTo returns the entries from the root down to id, in order.
+// PathTo returns the entries from the root down to id, in order (read
+// back from the file where they are not in memory).
 func (t *Transcript) PathTo(id string) []Entry {
-	entries := t.Snapshot()
-	byID := make(map[string]int, len(entries))
-	for i, e := range entries {
-		if e.ID != "" {
-			byID[e.ID] = i
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var rev []int
+	seen := map[int32]bool{}
+	if i, ok := t.ids.find(id); ok {
+		for ; i >= 0 && !seen[i]; i = t.refs[i].parent {
+			seen[i] = true
+			rev = append(rev, int(i))
 		}
 	}
-	var rev []Entry
-	seen := map[string]bool{}
-	for id != "" && !seen[id] {
-		seen[id] = true
-		i, ok := byID[id]
-		if !ok {
-			break
-		}
-		rev = append(rev, entries[i])
-		id = entries[i].ParentID
+	idx := make([]int, len(rev))
+	for k, i := range rev {
+		idx[len(rev)-1-k] = i
 	}
-	out := make([]Entry, len(rev))
-	for i, e := range rev {
-		out[len(rev)-1-i] = e
-	}
-	return out
-}
-
-// linearOnly is the part of a version-1 file every branch shares: its
-// entries without ids.
-func (t *Transcript) linearOnly() []Entry {
-	var out []Entry
-	for _, e := range t.Entries {
-		if e.ID == "" {
-			out = append(out, e)
-		}
-	}
+	out, _ := t.read(idx)
 	return out
 }
 
@@ -375,7 +365,13 @@ func CopyInto(src, path string, h Header) (*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range from.Entries {
+	entries, err := from.Entries()
+	if err != nil {
+		nt.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	for _, e := range entries {
 		if err := nt.Append(e); err != nil {
 			nt.Close()
 			os.Remove(path)
@@ -434,16 +430,17 @@ func (t *Transcript) ForkBeside(leaf string, now time.Time) (*Transcript, error)
 // Branches counts the tips of the tree: entries nothing hangs from (one
 // for a session never branched).
 func (t *Transcript) Branches() int {
-	entries := t.Snapshot()
-	parents := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		if e.ParentID != "" {
-			parents[e.ParentID] = true
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parent := make([]bool, len(t.refs))
+	for i := range t.refs {
+		if p := t.refs[i].parent; p >= 0 {
+			parent[p] = true
 		}
 	}
 	n := 0
-	for _, e := range entries {
-		if e.ID != "" && !parents[e.ID] {
+	for i := range t.refs {
+		if t.refs[i].hasID() && !parent[i] {
 			n++
 		}
 	}

@@ -79,7 +79,7 @@ func TestNavigateTheTree(t *testing.T) {
 		t.Errorf("branch at the root: %q", got)
 	}
 	tr.Append(userMsg("fresh start"))
-	last := tr.Entries[len(tr.Entries)-1]
+	last := tr.Snapshot()[len(tr.Snapshot())-1]
 	if last.ParentID != "" {
 		t.Errorf("entry after a move to the root has parent %q", last.ParentID)
 	}
@@ -208,23 +208,23 @@ func TestFork(t *testing.T) {
 	if re.Header.ParentSession != tr.Path {
 		t.Errorf("parentSession %q", re.Header.ParentSession)
 	}
-	if got := texts(re.Entries); got != "first,one,third,compaction,label" {
+	if got := texts(re.Snapshot()); got != "first,one,third,compaction,label" {
 		t.Fatalf("fork entries: %s", got)
 	}
-	if re.Entries[2].ID != third || re.Entries[2].ParentID != ids[1] {
-		t.Errorf("the entry after the label is not re-linked: %+v", re.Entries[2])
+	if re.Snapshot()[2].ID != third || re.Snapshot()[2].ParentID != ids[1] {
+		t.Errorf("the entry after the label is not re-linked: %+v", re.Snapshot()[2])
 	}
-	if re.Entries[3].FirstKeptEntryID != third {
-		t.Errorf("compaction's first kept entry still names the label: %s", re.Entries[3].FirstKeptEntryID)
+	if re.Snapshot()[3].FirstKeptEntryID != third {
+		t.Errorf("compaction's first kept entry still names the label: %s", re.Snapshot()[3].FirstKeptEntryID)
 	}
-	if l := re.Entries[4]; l.TargetID != ids[0] || l.Label != "kickoff" || l.ParentID != re.Entries[3].ID {
+	if l := re.Snapshot()[4]; l.TargetID != ids[0] || l.Label != "kickoff" || l.ParentID != re.Snapshot()[3].ID {
 		t.Errorf("label written again: %+v", l)
 	}
 
 	// Forking the first message: an empty session with its parent named.
 	leaf, _, _ = tr.ForkTarget(ids[0], false)
 	empty, err := tr.Fork(filepath.Join(filepath.Dir(tr.Path), "empty.jsonl"), Header{ID: "f2"}, leaf)
-	if err != nil || len(empty.Entries) != 0 || empty.Header.ParentSession != tr.Path {
+	if err != nil || len(empty.Snapshot()) != 0 || empty.Header.ParentSession != tr.Path {
 		t.Errorf("fork of the first message: %v %+v", err, empty)
 	}
 	empty.Close()
@@ -232,8 +232,13 @@ func TestFork(t *testing.T) {
 	// A clone ends at the entry itself.
 	leaf, _, _ = tr.ForkTarget(fourth, true)
 	clone, err := tr.Fork("", Header{ID: "c"}, leaf)
-	if err != nil || texts(clone.Branch()) != "first,one,third,compaction,fourth,label" {
-		t.Errorf("clone: %v %s", err, texts(clone.Branch()))
+	full, ferr := clone.FullBranch()
+	if err != nil || ferr != nil || texts(full) != "first,one,third,compaction,fourth,label" {
+		t.Errorf("clone: %v %v %s", err, ferr, texts(full))
+	}
+	// What requests need leaves out what the compaction summarised away.
+	if got := texts(clone.Branch()); got != "third,compaction,fourth,label" {
+		t.Errorf("clone's branch for requests: %s", got)
 	}
 	if got := len(tr.ForkMessages()); got != 4 {
 		t.Errorf("fork messages: %d", got)

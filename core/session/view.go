@@ -45,17 +45,11 @@ type converted struct {
 	ok bool
 }
 
-// idSet is the set of entry ids of the whole file, for new ids.
-type idSet struct {
-	n   int // len(Entries) it covers
-	set map[string]struct{}
-}
-
 // current returns the up-to-date view. t.mu must be held.
 func (t *Transcript) current() *view {
 	v := &t.view
-	if !v.valid || v.leaf != t.leaf || v.atRoot != t.atRoot || v.entries != len(t.Entries) {
-		t.view = view{valid: true, leaf: t.leaf, atRoot: t.atRoot, entries: len(t.Entries), branch: t.computeBranch()}
+	if !v.valid || v.leaf != t.leaf || v.atRoot != t.atRoot || v.entries != len(t.refs) {
+		t.view = view{valid: true, leaf: t.leaf, atRoot: t.atRoot, entries: len(t.refs), branch: t.computeBranch()}
 		for _, e := range t.view.branch {
 			t.view.note(e)
 		}
@@ -77,7 +71,13 @@ func (v *view) note(e Entry) {
 // the leaf as it was before.
 func (t *Transcript) appended(e Entry, prevLeaf string, prevRoot bool) {
 	v := &t.view
-	if !v.valid || v.leaf != prevLeaf || v.atRoot != prevRoot || v.entries != len(t.Entries)-1 {
+	if !v.valid || v.leaf != prevLeaf || v.atRoot != prevRoot || v.entries != len(t.refs)-1 {
+		v.valid = false
+		return
+	}
+	if e.Type == TypeCompaction {
+		// The branch is worked out again: what the compaction summarised
+		// away leaves memory (see memory.go).
 		v.valid = false
 		return
 	}
@@ -86,12 +86,14 @@ func (t *Transcript) appended(e Entry, prevLeaf string, prevRoot bool) {
 		return
 	}
 	v.branch = append(v.branch, e)
-	v.leaf, v.atRoot, v.entries = t.leaf, t.atRoot, len(t.Entries)
+	v.leaf, v.atRoot, v.entries = t.leaf, t.atRoot, len(t.refs)
 	v.note(e)
 }
 
-// Branch returns the entries of the active branch, in file order: the
-// chain from the last entry up to the root. Entries without an id (pi's
+// Branch returns the entries of the active branch that requests need, in
+// file order: the chain from the last entry up to the root, less the
+// entries before the latest compaction's first kept entry that add nothing
+// to the request (see memory.go; FullBranch has them all). Entries without an id (pi's
 // version-1 files) are linear and always part of it. A session the
 // established harness branched with /tree is continued from its latest
 // entry, as that harness does. The slice is shared: do not change it.
@@ -165,6 +167,7 @@ func (t *Transcript) historyView() *view {
 			return v
 		case inert(e):
 		case plainMessage(e):
+			v.seq += e.seqGap
 			m := e.Message
 			text := m.Content.Text()
 			n := Node{Seq: v.seq, Role: m.Role, Kind: m.Role, Text: text, Content: text, Entry: v.histN, Msg: m}

@@ -67,7 +67,7 @@ func TestViewFollowsHistory(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := &Transcript{Header: src.Header}
-			for i, e := range src.Entries {
+			for i, e := range src.Snapshot() {
 				if err := tr.Append(e); err != nil {
 					t.Fatal(err)
 				}
