@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,20 +78,32 @@ func (s *Server) handleSession(c rpcCommand) bool {
 			s.respond(c, nil, errors.New("navigate_tree needs targetId"))
 			return true
 		}
-		res, err := rt.Navigate(s.ctx, c.TargetID, runtime.NavigateOptions{Summarize: c.Summarize, Summarizer: s.h.Summarizer,
-			Instructions: c.CustomInstructions, Replace: c.ReplaceInstructions, Label: c.Label})
-		if err != nil {
-			s.respond(c, nil, err)
-			return true
-		}
-		data := map[string]any{"cancelled": false}
-		if res.EditorText != "" {
-			data["editorText"] = res.EditorText
-		}
-		if res.Summary != nil {
-			data["summaryEntry"] = res.Summary
-		}
-		s.respond(c, data, nil)
+		// A summary may take a while: it runs beside the command loop, so
+		// an abort can stop it.
+		s.work.Add(1)
+		go func() {
+			defer s.work.Done()
+			res, err := rt.Navigate(s.ctx, c.TargetID, runtime.NavigateOptions{Summarize: c.Summarize, Summarizer: s.h.Summarizer,
+				Instructions: c.CustomInstructions, Replace: c.ReplaceInstructions, Label: c.Label})
+			switch {
+			case errors.Is(err, context.Canceled):
+				// The established harness's navigateTree result for a
+				// summary aborted.
+				s.respond(c, map[string]any{"cancelled": true, "aborted": true}, nil)
+				return
+			case err != nil:
+				s.respond(c, nil, err)
+				return
+			}
+			data := map[string]any{"cancelled": false}
+			if res.EditorText != "" {
+				data["editorText"] = res.EditorText
+			}
+			if res.Summary != nil {
+				data["summaryEntry"] = res.Summary
+			}
+			s.respond(c, data, nil)
+		}()
 	default:
 		return false
 	}

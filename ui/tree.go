@@ -62,6 +62,9 @@ type navigatedMsg struct {
 	target string
 	res    runtime.NavigateResult
 	err    error
+	// restored is the text of messages queued for the run the move
+	// stopped, given back to the editor.
+	restored []string
 }
 
 func newTreePicker(tr *session.Transcript, selected string) *picker {
@@ -487,14 +490,13 @@ func (in *input) view(width int, m *Model) string {
 }
 
 // cmdTree opens the navigator (/tree, or esc twice on an empty editor).
+// It opens while the agent works too: the run is stopped only once a move
+// is chosen, as the established harness does.
 func (m *Model) cmdTree(string) tea.Cmd {
 	return m.openTree("")
 }
 
 func (m *Model) openTree(selected string) tea.Cmd {
-	if !m.idle("/tree") {
-		return m.flush()
-	}
 	tr := m.rt.Transcript()
 	if len(tr.Tree()) == 0 {
 		m.addNotice("No entries in session")
@@ -558,7 +560,9 @@ func (m *Model) treeChosen(id string) tea.Cmd {
 }
 
 // navigate moves the session; a summary is written off the UI's loop and
-// esc cancels it.
+// esc cancels it. A run in progress is stopped first (the person has
+// committed to the move), its queued messages going back to the editor;
+// a compaction in progress is waited for by no one: the move is refused.
 func (m *Model) navigate(id string, summarize bool, instructions string) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.navCancel = cancel
@@ -568,17 +572,30 @@ func (m *Model) navigate(id string, summarize bool, instructions string) tea.Cmd
 	rt, sum := m.rt, m.host.Summarizer
 	return func() tea.Msg {
 		defer cancel()
+		var restored []string
+		if st := rt.State(); st.Running && !st.Compacting {
+			steering, followUp := rt.Abort()
+			restored = append(steering, followUp...)
+		}
+		if rt.State().Compacting {
+			return navigatedMsg{target: id, restored: restored, err: errors.New("Wait for the current compaction or tree navigation to finish before navigating the session tree.")}
+		}
 		res, err := rt.Navigate(ctx, id, runtime.NavigateOptions{Summarize: summarize, Summarizer: sum, Instructions: instructions})
 		if ctx.Err() != nil && err != nil {
 			err = context.Canceled
 		}
-		return navigatedMsg{target: id, res: res, err: err}
+		return navigatedMsg{target: id, res: res, err: err, restored: restored}
 	}
 }
 
 func (m *Model) navigated(msg navigatedMsg) tea.Cmd {
 	m.navCancel = nil
 	m.notice = ""
+	m.working = m.rt.State().Running
+	if len(msg.restored) > 0 && strings.TrimSpace(m.editor.Value()) == "" {
+		m.editor.SetValue(strings.Join(msg.restored, "\n"))
+		m.resizeEditor()
+	}
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.addNotice("Branch summarization cancelled")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 )
@@ -188,5 +189,51 @@ func BenchmarkTreeOpen(b *testing.B) {
 		m.openTree("")
 		m.pickerKey("q")
 		m.picker = nil
+	}
+}
+
+// TestTreeWhileWorkingStopsTheRunFirst: /tree opens while the agent works
+// and, once a move is chosen, stops the run (its queued message goes back
+// to the editor) and then moves, as the established harness does.
+func TestTreeWhileWorkingStopsTheRunFirst(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRuntime(t, dir, 2)
+	started := make(chan struct{})
+	rt.Runner().Model = func(ctx context.Context, req provider.Request, on func(provider.StreamEvent)) (provider.Response, error) {
+		close(started)
+		<-ctx.Done()
+		return provider.Response{}, ctx.Err()
+	}
+	m := New(Host{Runtime: rt, Cwd: dir, FullScreen: true, SkipSummaryPrompt: true})
+	if _, err := rt.Prompt(session.Input{Text: "a long job"}, runtime.FollowUp); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if _, err := rt.FollowUp(session.Input{Text: "then this"}); err != nil {
+		t.Fatal(err)
+	}
+	m.working = true
+	press(m, "/tree", "enter")
+	if m.picker == nil {
+		t.Fatalf("/tree did not open while the agent works:\n%s", blocksText(m))
+	}
+	run(m, press(m, "Answer 0", "enter"))
+	var target string
+	for _, e := range rt.Transcript().Snapshot() {
+		if e.Type == session.TypeMessage && e.Message.Role == "assistant" && strings.Contains(e.Message.Content.Text(), "Answer 0") {
+			target = e.ID
+		}
+	}
+	if rt.State().Running {
+		t.Fatal("the run goes on after the move")
+	}
+	if got := rt.Transcript().LeafID(); got != target {
+		t.Errorf("leaf %s, want %s (the chosen entry)", got, target)
+	}
+	if got := m.editor.Value(); got != "then this" {
+		t.Errorf("the editor holds %q, not the queued message", got)
+	}
+	if !strings.Contains(blocksText(m), "Navigated to selected point") {
+		t.Errorf("no notice:\n%s", blocksText(m))
 	}
 }

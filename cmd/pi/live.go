@@ -237,6 +237,13 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	warnings := newHookWarnings(a.warner(c))
 	rt.SetCompaction(cs, compactHook(func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, warnings))
+	// A switch of model (/model, ctrl+p, RPC set_model) takes that
+	// model's overrides; a bad value was reported above.
+	values := w.loaded.Values
+	rt.SetCompactionFor(func(provider, modelID string) compact.Settings {
+		s, _ := compact.FromValues(values, provider, modelID)
+		return s
+	})
 	// A retried request ends with auto_retry_end after its assistant
 	// message, as the established harness reports it: success, or the
 	// final error, so a client that shows "retrying" can stop showing it.

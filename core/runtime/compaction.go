@@ -35,6 +35,15 @@ func (rt *Runtime) SetCompaction(s compact.Settings, hook CompactionHook) {
 	rt.compaction, rt.compactHook = s, hook
 }
 
+// SetCompactionFor sets how compaction settings are worked out for a model
+// (its compaction.modelOverrides entry), so a switch of model re-resolves
+// them (nil: the settings stay as set).
+func (rt *Runtime) SetCompactionFor(f func(provider, modelID string) compact.Settings) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.compactionFor = f
+}
+
 // SetAutoCompaction turns automatic compaction (threshold and overflow)
 // on or off for this session.
 func (rt *Runtime) SetAutoCompaction(on bool) {

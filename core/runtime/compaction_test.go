@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -309,5 +310,74 @@ func TestAbortACompaction(t *testing.T) {
 	}
 	if _, err := f.rt.Run(session.Input{Text: "after"}); err != nil {
 		t.Fatalf("the session is not usable after an aborted compaction: %v", err)
+	}
+}
+
+// TestModelSwitchResolvesCompactionAgain: a switch of model takes that
+// model's compaction.modelOverrides entry and context window for the
+// threshold; whether automatic compaction is on stays the session's. A
+// switch asked for while the agent works applies with the next run.
+func TestModelSwitchResolvesCompactionAgain(t *testing.T) {
+	f, g := newGrowing(t)
+	raw := json.RawMessage(`{"reserveTokens": 2000, "keepRecentTokens": 20, "modelOverrides": {"mock/m2": {"reserveTokens": 6000}}}`)
+	f.rt.SetCompactionFor(func(provider, modelID string) compact.Settings {
+		s, err := compact.Parse(raw, provider, modelID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+	g.set(5000)
+	for _, p := range []string{"one", "two", "three"} {
+		if _, err := f.rt.Run(session.Input{Text: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(f.compactions()); n != 0 {
+		t.Fatalf("%d compactions at 5,000 of 10,000 tokens with a 2,000 reserve", n)
+	}
+	m2 := f.rt.Route()
+	m2.ModelID, m2.ContextWindow = "m2", 10000
+	f.rt.SetRoute(m2)
+	if s := f.rt.CompactionSettings(); s.ReserveTokens != 6000 || !s.Enabled {
+		t.Fatalf("settings after switching to m2: %+v", s)
+	}
+	// 5,000 tokens now pass m2's threshold (10,000 less 6,000).
+	if _, err := f.rt.Run(session.Input{Text: "four"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.compactions()); n == 0 {
+		t.Fatal("no compaction after the switch")
+	}
+	f.rt.SetAutoCompaction(false)
+	m1 := m2
+	m1.ModelID = "m1"
+	f.rt.SetRoute(m1)
+	if s := f.rt.CompactionSettings(); s.ReserveTokens != 2000 || s.Enabled {
+		t.Fatalf("settings after switching back with auto-compaction off: %+v", s)
+	}
+
+	// While a run is in progress the switch (and its settings) waits.
+	f.rt.SetAutoCompaction(true)
+	f.mu.Lock()
+	f.replies = []provider.Response{callWait("c1"), {Text: "done", StopReason: "stop"}}
+	f.mu.Unlock()
+	f.rt.runner.Model = f.model
+	done := make(chan error, 1)
+	go func() { _, err := f.rt.Run(session.Input{Text: "five"}); done <- err }()
+	<-f.started
+	f.rt.SetRoute(m2)
+	if s := f.rt.CompactionSettings(); s.ReserveTokens != 2000 {
+		t.Errorf("settings changed mid-run: %+v", s)
+	}
+	close(f.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.rt.Run(session.Input{Text: "six"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.rt.CompactionSettings(); s.ReserveTokens != 6000 {
+		t.Errorf("settings after the pending switch applied: %+v", s)
 	}
 }

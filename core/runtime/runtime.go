@@ -54,7 +54,9 @@ type Runtime struct {
 	lastErr               error
 	aborting              bool
 	navigating            bool // a move in the session tree is writing its summary
+	navCancel             context.CancelFunc
 	compaction            compact.Settings
+	compactionFor         func(provider, modelID string) compact.Settings
 	compactHook           CompactionHook
 	sessionHook           SessionHook
 	// overflowTried: this prompt's one compact-and-retry is spent.
@@ -221,8 +223,22 @@ func (rt *Runtime) DryRun(in session.Input) (*session.Turn, error) {
 
 func (rt *Runtime) applyRouteLocked() {
 	if rt.route != nil {
-		rt.runner.Route = *rt.route
+		rt.setRouteLocked(*rt.route)
 		rt.route = nil
+	}
+}
+
+// setRouteLocked puts r in use, with the compaction settings for its model
+// (a model's compaction.modelOverrides entry; the context window comes with
+// the route). Whether automatic compaction is on stays as it is: it is the
+// session's, not the model's.
+func (rt *Runtime) setRouteLocked(r provider.Route) {
+	changed := r.Provider != rt.runner.Route.Provider || r.ModelID != rt.runner.Route.ModelID
+	rt.runner.Route = r
+	if changed && rt.compactionFor != nil {
+		s := rt.compactionFor(r.Provider, r.ModelID)
+		s.Enabled = rt.compaction.Enabled
+		rt.compaction = s
 	}
 }
 
@@ -373,15 +389,19 @@ func (rt *Runtime) Idle() <-chan struct{} {
 	return rt.idle
 }
 
-// Abort stops the running loop and waits until the session is idle. Every
-// tool call still gets a result, so the transcript stays valid. Queued
-// messages are dropped and returned, so a person can get their text back.
+// Abort stops the running loop (or a branch summary being written) and
+// waits until the session is idle. Every tool call still gets a result, so
+// the transcript stays valid. Queued messages are dropped and returned, so
+// a person can get their text back.
 func (rt *Runtime) Abort() (steering, followUp []string) {
 	rt.mu.Lock()
 	steering, followUp = rt.clearLocked()
 	if rt.running {
 		rt.aborting = true
 		rt.cancel()
+	}
+	if rt.navCancel != nil {
+		rt.navCancel()
 	}
 	idle := rt.idle
 	rt.mu.Unlock()
@@ -433,7 +453,7 @@ func (rt *Runtime) SetRoute(r provider.Route) {
 		rt.route = &r
 		return
 	}
-	rt.runner.Route = r
+	rt.setRouteLocked(r)
 }
 
 // Route is the model the next request goes to.

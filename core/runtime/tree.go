@@ -55,6 +55,8 @@ type NavigateResult struct {
 // ancestor) is summarised into a branch_summary entry at the new
 // position; without one, nothing is written until the next entry. Refused
 // while the agent works; prompts are refused while a summary is written.
+// A summary stopped (ctx, or Abort) ends it with an error wrapping
+// context.Canceled, and nothing moves.
 func (rt *Runtime) Navigate(ctx context.Context, target string, opts NavigateOptions) (NavigateResult, error) {
 	rt.mu.Lock()
 	if rt.running || rt.navigating {
@@ -72,11 +74,14 @@ func (rt *Runtime) Navigate(ctx context.Context, target string, opts NavigateOpt
 		rt.mu.Unlock()
 		return NavigateResult{}, fmt.Errorf("Entry %s not found", target)
 	}
-	rt.navigating = true
+	// Abort stops a summary being written, as it stops a run.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rt.navigating, rt.navCancel = true, cancel
 	rt.mu.Unlock()
 	defer func() {
 		rt.mu.Lock()
-		rt.navigating = false
+		rt.navigating, rt.navCancel = false, nil
 		rt.messages = branchMessages(rt.runner.Transcript)
 		rt.mu.Unlock()
 	}()
@@ -89,6 +94,9 @@ func (rt *Runtime) Navigate(ctx context.Context, target string, opts NavigateOpt
 		}
 		if left := compact.BranchEntries(tr.Snapshot(), old, target); len(left) > 0 {
 			s, err := opts.Summarizer(ctx, left, opts.Instructions, opts.Replace)
+			if ctx.Err() != nil {
+				return NavigateResult{}, fmt.Errorf("branch summary: %w", context.Canceled)
+			}
 			if err != nil {
 				return NavigateResult{}, err
 			}
