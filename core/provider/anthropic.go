@@ -145,7 +145,7 @@ func anthropicObject(route Route, req Request) (*object, error) {
 	if err := checkMessages(route.label(), req.Messages); err != nil {
 		return nil, err
 	}
-	if err := checkTools(route.label(), req.Tools); err != nil {
+	if _, err := req.ToolsMemo.encoded("checked", req.Tools, func() ([]byte, error) { return nil, checkTools(route.label(), req.Tools) }); err != nil {
 		return nil, err
 	}
 	if err := checkRetention(route.label(), req.CacheRetention); err != nil {
@@ -210,16 +210,6 @@ func anthropicObject(route Route, req Request) (*object, error) {
 		body.System = []anthropicBlock{textBlock(system.String())}
 		body.System[0].CacheControl = cache
 	}
-	for _, t := range req.Tools {
-		schema, err := anthropicSchema(schemaOf(t))
-		if err != nil {
-			return nil, fmt.Errorf("%s: tool %q: %v", route.label(), t.Name, err)
-		}
-		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, EagerInput: true, InputSchema: schema})
-	}
-	if n := len(body.Tools); n > 0 {
-		body.Tools[n-1].CacheControl = cache
-	}
 	// The members in the order of anthropicBody's fields (its wire order).
 	o := &object{members: make([]member, 0, 8)}
 	add := func(k string, v any) error {
@@ -243,10 +233,26 @@ func anthropicObject(route Route, req Request) (*object, error) {
 	if body.Stream {
 		o.set("stream", json.RawMessage("true"))
 	}
-	if len(body.Tools) > 0 {
-		if err := add("tools", body.Tools); err != nil {
-			return nil, err
+	if len(req.Tools) > 0 {
+		// The list depends on the declarations and on where the cache
+		// breakpoint goes (the last tool, with the retention's ttl).
+		shape := shapeAnthropic + "/tools/" + req.CacheRetention
+		enc, err := req.ToolsMemo.encoded(shape, req.Tools, func() ([]byte, error) {
+			tools := make([]anthropicTool, 0, len(req.Tools))
+			for _, t := range req.Tools {
+				schema, err := anthropicSchema(schemaOf(t))
+				if err != nil {
+					return nil, fmt.Errorf("tool %q: %v", t.Name, err)
+				}
+				tools = append(tools, anthropicTool{Name: t.Name, Description: t.Description, EagerInput: true, InputSchema: schema})
+			}
+			tools[len(tools)-1].CacheControl = cache
+			return encodeJSON(tools)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", route.label(), err)
 		}
+		o.set("tools", enc)
 	}
 	return o, nil
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 )
@@ -180,4 +181,60 @@ func messageSize(msg *Message) int {
 	n := messageChars(*msg)
 	m.chars.Store(int64(n) + 1)
 	return n
+}
+
+// ToolsMemo remembers a session's tool declarations as the last request
+// checked and encoded them: the declarations rarely change between the
+// requests of a session, and checking the schemas and encoding the list
+// again was a fixed cost of every request. A request whose Tools differ in
+// any byte from the remembered ones checks and encodes them afresh (and
+// the memo then remembers those). The zero value is ready to use; a
+// ToolsMemo is safe for concurrent use.
+type ToolsMemo struct {
+	mu    sync.Mutex
+	specs []ToolSpec // a deep copy of the declarations the forms are for
+	forms []memoForm
+}
+
+// sameTools reports whether tools are the remembered declarations. mu held.
+func (t *ToolsMemo) sameTools(tools []ToolSpec) bool {
+	if t.specs == nil || len(t.specs) != len(tools) {
+		return false
+	}
+	for i, s := range t.specs {
+		if s.Name != tools[i].Name || s.Description != tools[i].Description || !bytes.Equal(s.Parameters, tools[i].Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+// encoded returns the encoding of tools in shape, from the memo when it has
+// one for these declarations, else from build (then kept). A nil memo
+// always builds.
+func (t *ToolsMemo) encoded(shape string, tools []ToolSpec, build func() ([]byte, error)) ([]byte, error) {
+	if t == nil {
+		return build()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sameTools(tools) {
+		for _, f := range t.forms {
+			if f.shape == shape {
+				return f.enc, nil
+			}
+		}
+	} else {
+		t.specs = make([]ToolSpec, len(tools))
+		for i, s := range tools {
+			t.specs[i] = ToolSpec{Name: s.Name, Description: s.Description, Parameters: bytes.Clone(s.Parameters)}
+		}
+		t.forms = nil
+	}
+	enc, err := build()
+	if err != nil {
+		return nil, err
+	}
+	t.forms = append(t.forms, memoForm{shape: shape, enc: enc})
+	return enc, nil
 }

@@ -232,3 +232,45 @@ func TestMemoFollowsHistoryChanges(t *testing.T) {
 		})
 	}
 }
+
+// A session's ToolsMemo keeps its declarations checked and encoded: the
+// bodies are the ones built without it, a changed declaration is
+// re-encoded, and a request with unchanged declarations does not encode
+// them again.
+func TestToolsMemo(t *testing.T) {
+	for _, route := range []Route{testRoute(APIOpenAICompletions), compatRoute(), testRoute(APIAnthropicMessages), testRoute(APIOpenAIResponses), testRoute(APIGoogleGenerativeAI)} {
+		memo := &ToolsMemo{}
+		tools := toolConversation().Tools
+		for step := range 4 {
+			req := Request{Messages: memoized(longHistory(3)), Tools: append([]ToolSpec(nil), tools...), CacheRetention: []string{"", CacheLong, CacheLong, CacheNone}[step]}
+			if step == 2 {
+				req.Tools[0].Parameters = json.RawMessage(`{"type":"object","properties":{"file":{"type":"string"}}}`)
+				tools = req.Tools
+			}
+			want, err := DryRun(route, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ToolsMemo = memo
+			for pass := range 2 {
+				got, err := DryRun(route, req)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s, step %d, pass %d: the body with the memo differs (%v):\n got %s\nwant %s", route.API, step, pass, err, got, want)
+				}
+			}
+		}
+		if route.API != APIOpenAICompletions && route.API != APIAnthropicMessages {
+			continue
+		}
+		// Cheaper by at least the encoded list once it is kept.
+		req := Request{Messages: memoized(longHistory(3)), Tools: toolConversation().Tools}
+		DryRun(route, req)
+		plain, _ := allocated(func() { DryRun(route, req) })
+		req.ToolsMemo = &ToolsMemo{}
+		DryRun(route, req)
+		kept, _ := allocated(func() { DryRun(route, req) })
+		if plain < kept+512 {
+			t.Errorf("%s: a request allocates %d bytes with the tools kept, %d without: they were encoded again", route.API, kept, plain)
+		}
+	}
+}

@@ -105,6 +105,9 @@ type Request struct {
 	Tools          []ToolSpec
 	CacheRetention string
 	SessionID      string
+	// ToolsMemo, when set, keeps Tools checked and encoded from one
+	// request to the next (a session gives its requests one).
+	ToolsMemo *ToolsMemo `json:"-"`
 	// Patch, when set, sees the serialised body before it is sent and
 	// returns the body to send (nil: unchanged); an error stops the
 	// request. Extensions' before_provider_request hook is one.

@@ -118,7 +118,7 @@ func openAIObject(route Route, req Request) (*object, error) {
 	if err := checkMessages(route.label(), req.Messages); err != nil {
 		return nil, err
 	}
-	if err := checkTools(route.label(), req.Tools); err != nil {
+	if _, err := req.ToolsMemo.encoded("checked", req.Tools, func() ([]byte, error) { return nil, checkTools(route.label(), req.Tools) }); err != nil {
 		return nil, err
 	}
 	if err := checkRetention(route.label(), req.CacheRetention); err != nil {
@@ -156,13 +156,17 @@ func openAIObject(route Route, req Request) (*object, error) {
 		return nil, fmt.Errorf("%s: unknown maxTokensField %q (want max_completion_tokens or max_tokens)", route.label(), route.MaxTokensField)
 	}
 	if len(req.Tools) > 0 {
-		tools := make([]openAITool, 0, len(req.Tools))
-		for _, t := range req.Tools {
-			tools = append(tools, openAITool{Type: "function", Function: openAIToolSpecs{Name: t.Name, Description: t.Description, Parameters: schemaOf(t)}})
-		}
-		if err := o.setAny("tools", tools); err != nil {
+		enc, err := req.ToolsMemo.encoded(shapeOpenAI, req.Tools, func() ([]byte, error) {
+			tools := make([]openAITool, 0, len(req.Tools))
+			for _, t := range req.Tools {
+				tools = append(tools, openAITool{Type: "function", Function: openAIToolSpecs{Name: t.Name, Description: t.Description, Parameters: schemaOf(t)}})
+			}
+			return encodeJSON(tools)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", route.label(), err)
 		}
+		o.set("tools", enc)
 	}
 	if err := applyOpenAICompat(route, o); err != nil {
 		return nil, err

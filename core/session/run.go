@@ -73,6 +73,10 @@ type Runner struct {
 
 	// last is the prompt of the latest run, which Continue goes on with.
 	last *Prepared
+
+	// toolsMemo keeps the tool declarations checked and encoded from one
+	// request to the next.
+	toolsMemo provider.ToolsMemo
 }
 
 // ModelFunc answers a request in place of a provider: the replay provider
@@ -265,6 +269,7 @@ func (r *Runner) request(tr *Transcript, p *Prepared) provider.Request {
 		// Keys the provider's prompt cache and session affinity headers.
 		SessionID:      tr.Header.ID,
 		CacheRetention: r.CacheRetention,
+		ToolsMemo:      &r.toolsMemo,
 	}
 	for _, d := range p.Assembly.Tools {
 		req.Tools = append(req.Tools, provider.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
