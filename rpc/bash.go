@@ -1,6 +1,9 @@
 package rpc
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // startBash gives a bash command a context abort_bash can cancel; done
 // forgets it when the command has ended.
@@ -30,4 +33,26 @@ func (s *Server) abortBash() {
 	for _, cancel := range s.bashes {
 		cancel()
 	}
+}
+
+// retry answers set_auto_retry (retries of failed requests off or on from
+// now) and abort_retry (end the wait before a retry; the run then fails
+// with the error that caused it).
+func (s *Server) retry(c rpcCommand) {
+	r := s.h.Runtime.Runner()
+	if r == nil || r.Client == nil || r.Client.Control == nil {
+		s.respond(c, nil, errors.New("this session's model does not retry (a replay)"))
+		return
+	}
+	if c.Type == "abort_retry" {
+		r.Client.Control.Abort()
+		s.respond(c, nil, nil)
+		return
+	}
+	if c.Enabled == nil {
+		s.respond(c, nil, errors.New("set_auto_retry needs enabled: true or false"))
+		return
+	}
+	r.Client.Control.SetEnabled(*c.Enabled)
+	s.respond(c, nil, nil)
 }

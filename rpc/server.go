@@ -228,6 +228,8 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 			rt.Abort()
 			s.respond(c, nil, nil)
 		}()
+	case "set_auto_retry", "abort_retry":
+		s.retry(c)
 	case "abort_bash":
 		s.abortBash()
 		s.respond(c, nil, nil)

@@ -49,7 +49,7 @@ func (a *app) modelClient(v *settings.Settings) (*provider.Client, error) {
 		pf := cfg.ProxyFunc()
 		tr.Proxy = func(r *http.Request) (*url.URL, error) { return pf(r.URL) }
 	}
-	c := &provider.Client{Version: version, HTTP: &http.Client{Transport: tr}}
+	c := &provider.Client{Version: version, HTTP: &http.Client{Transport: tr}, Control: &provider.RetryControl{}}
 	c.IdleTimeout = defaultIdleTimeout
 	if v.IsSet("httpIdleTimeoutMs") {
 		if ms, ok := v.Int("httpIdleTimeoutMs"); ok {

@@ -92,7 +92,8 @@ type StreamEvent struct {
 // version in the User-Agent header ("pi/<Version> (os; go; arch)"; "dev"
 // when empty); a route header may override it. Retry says how failed
 // requests are retried and OnRetry, when non-nil, is told before each wait.
-// A Client holds no other state and is safe for concurrent use if HTTP is.
+// A Client holds no other state (Control's aside) and is safe for
+// concurrent use if HTTP is.
 type Client struct {
 	HTTP    *http.Client
 	Version string
@@ -103,6 +104,9 @@ type Client struct {
 	// (settings httpIdleTimeoutMs); the attempt counts as a connection
 	// failure, so it is retried.
 	IdleTimeout time.Duration
+	// Control, when set, turns retries off and on and cuts a retry wait
+	// short while the client is in use; nil: retries as Retry says.
+	Control *RetryControl
 }
 
 // errIdle is the cause of an attempt ended by [Client.IdleTimeout].
@@ -237,7 +241,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 			resp.StopReason = StopReasonAborted
 			return resp, err
 		}
-		if out.delivered || attempt >= policy.MaxAttempts || !retryable(err) {
+		if out.delivered || attempt >= policy.MaxAttempts || !retryable(err) || (c.Control != nil && !c.Control.Enabled()) {
 			return resp, err
 		}
 		delay, derr := policy.delay(attempt, err)
@@ -245,10 +249,23 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 			resp.ErrorMessage = derr.Error()
 			return resp, derr
 		}
+		// The wait can be cut short from the moment it is announced.
+		wctx, done := ctx, func() {}
+		if c.Control != nil {
+			wctx, done = c.Control.waiting(ctx)
+		}
 		if c.OnRetry != nil {
 			c.OnRetry(attempt+1, policy.MaxAttempts, delay, err)
 		}
-		if serr := policy.Sleep(ctx, delay); serr != nil {
+		serr := policy.Sleep(wctx, delay)
+		done()
+		if serr != nil && ctx.Err() == nil {
+			// abort_retry: the request fails with what made it retry.
+			err = fmt.Errorf("%w (retrying was stopped)", err)
+			resp.ErrorMessage = err.Error()
+			return resp, err
+		}
+		if serr != nil {
 			err = ctxError(ctx, route.label(), "waiting to retry", serr)
 			resp.StopReason, resp.ErrorMessage = StopReasonAborted, err.Error()
 			return resp, err
