@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/termtext"
 )
 
 // argState is the argument completion of extension commands: the guest
@@ -68,11 +69,17 @@ func (m *Model) argItems(msg argItemsMsg) tea.Cmd {
 		name, _, _ := strings.Cut(msg.line[1:], " ")
 		m.menu = m.menu[:0]
 		for _, it := range msg.items {
+			// The texts come from a guest: shown escaped, and a value
+			// that would put a control character in the editor is left
+			// out.
+			if termtext.Escape(it.Value) != it.Value || strings.Contains(it.Value, "\n") {
+				continue
+			}
 			label := it.Label
 			if label == "" {
 				label = it.Value
 			}
-			m.menu = append(m.menu, item{value: "/" + name + " " + it.Value, label: label, desc: it.Description})
+			m.menu = append(m.menu, item{value: "/" + name + " " + it.Value, label: termtext.Escape(label), desc: termtext.Escape(it.Description)})
 		}
 		m.menuSel = 0
 	}

@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/abi"
 )
 
 // An extension's key that pi uses is refused with a notice naming the
@@ -40,5 +42,26 @@ func TestShortcutBinding(t *testing.T) {
 	}
 	if h := m.shortcutHelp(); !strings.Contains(h, "ctrl+x") || !strings.Contains(h, "spin it [a]") || strings.Contains(h, "ctrl+c") {
 		t.Fatalf("hotkeys: %s", h)
+	}
+}
+
+// A guest's completions are shown escaped; a value holding a control
+// character never reaches the editor; an answer for a line no longer in
+// the editor is dropped.
+func TestArgumentCompletionAnswers(t *testing.T) {
+	dir := t.TempDir()
+	m := New(Host{Runtime: newTestRuntime(t, dir, 0), Cwd: dir})
+	m.editor.SetValue("/preset p")
+	m.argItems(argItemsMsg{line: "/preset p", items: []abi.CompletionItem{
+		{Value: "plan", Description: "think \x1b[2Kfirst"},
+		{Value: "p\x1b]0;pwned\x07"},
+	}})
+	if len(m.menu) != 1 || m.menu[0].value != "/preset plan" || m.menu[0].desc != `think \x1b[2Kfirst` {
+		t.Fatalf("menu %+v", m.menu)
+	}
+	m.menu = nil
+	m.argItems(argItemsMsg{line: "/preset", items: []abi.CompletionItem{{Value: "plan"}}})
+	if len(m.menu) != 0 {
+		t.Fatalf("a stale answer was shown: %+v", m.menu)
 	}
 }

@@ -88,7 +88,14 @@ func TestHostileCompletionAndShortcut(t *testing.T) {
 	tm.waitFor(filepath.Join(filepath.Base(ext), "extension.yaml"))
 	tm.press("/spin abc")
 	tm.press("def")
+	// Each key after "/spin " asks the guest; were the editor to wait for
+	// it, six keys would take six deadlines (and the first the guest's
+	// start) before the line shows.
+	start := time.Now()
 	tm.waitFor("/spin abcdef")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the editor took %s to show six keys: it waited for the completer", d)
+	}
 	// ctrl+c keeps pi's meaning: it clears the editor.
 	tm.press("\x03")
 	deadline := time.Now().Add(30 * time.Second)
