@@ -37,15 +37,23 @@ func TestHookWarningsAreNoticesInTheUI(t *testing.T) {
 	}
 }
 
-// An extension command's argument is completed by its guest as the person
-// types: /preset offers the presets with their descriptions, tab takes
-// one; a shortcut runs the extension's command, and /hotkeys lists it.
+// As a user would: the extension's flag on the command line reaches the
+// guest; an extension command's argument is completed by its guest as the
+// person types (/preset offers the presets with their descriptions, tab
+// takes one); a shortcut runs the extension's command, and /hotkeys lists
+// it.
 func TestExtensionCompletionAndShortcutInTheUI(t *testing.T) {
 	c := newCLI(t)
 	proj := t.TempDir()
-	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Planned."}})
-	tm := startTerminal(t, c, proj, "--cwd", proj, "--no-extensions", "-e", examplePlugin(t, "preset"))
+	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Reviewed."}, {Text: "Planned."}})
+	// The real binary takes the extension's flag from the command line.
+	tm := startTerminal(t, c, proj, "--cwd", proj, "--no-extensions", "-e", examplePlugin(t, "preset"), "--preset", "review")
 	tm.waitFor("Ask pi")
+	tm.typeLine("look")
+	tm.waitFor("Reviewed.")
+	if reqs := srv.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Preset review: Review the change") {
+		t.Fatalf("--preset review did not reach the guest: %s", reqs)
+	}
 	tm.press("/preset r")
 	tm.waitFor("Review the change as a careful colleague")
 	tm.press("\t")
@@ -65,7 +73,7 @@ func TestExtensionCompletionAndShortcutInTheUI(t *testing.T) {
 	tm.typeLine("go")
 	tm.waitFor("Planned.")
 	reqs := srv.Requests()
-	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), "Preset plan: Plan only") {
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1]), "Preset plan: Plan only") {
 		t.Fatalf("the preset chosen with the shortcut did not reach the model: %s", reqs)
 	}
 }
