@@ -23,7 +23,7 @@ func TestReviewReadFileFIFODoesNotHang(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	fifo := filepath.Join(root, "allowed.txt")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	rt := secReviewRuntime(t, root)
@@ -78,7 +78,7 @@ func (e *Extension) secReviewWarm(ctx context.Context) error {
 func TestReviewFileRecordFIFODoesNotHang(t *testing.T) {
 	root := t.TempDir()
 	fifo := filepath.Join(root, "notes.txt")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan int64, 1)

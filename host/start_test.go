@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -156,7 +155,7 @@ func TestPackageFilesMustBeRegular(t *testing.T) {
 		}, DiagManifest, "not a regular file (a device)"},
 		{"manifest is a pipe", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "extension.yaml"))
-			if err := syscall.Mkfifo(filepath.Join(dir, "extension.yaml"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(dir, "extension.yaml")); err != nil {
 				t.Skip(err)
 			}
 		}, DiagManifest, "not a regular file (a named pipe)"},
@@ -166,7 +165,7 @@ func TestPackageFilesMustBeRegular(t *testing.T) {
 			}
 		}, DiagModule, "not a regular file (a device)"},
 		{"module is a pipe", func(t *testing.T, dir string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, "zero.wasm"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(dir, "zero.wasm")); err != nil {
 				t.Skip(err)
 			}
 		}, DiagModule, "not a regular file (a named pipe)"},
