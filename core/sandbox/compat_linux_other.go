@@ -2,7 +2,5 @@
 
 package sandbox
 
-import "github.com/elastic/go-seccomp-bpf/arch"
-
 // compatArch is nil where pi knows no second system-call ABI to close.
-func compatArch() *arch.Info { return nil }
+func compatArch() *sysTable { return nil }

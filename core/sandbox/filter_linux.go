@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
-	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/cpu"
 	"golang.org/x/sys/unix"
@@ -18,8 +16,8 @@ import (
 // argument (the kernel reads socket's family and ioctl's request as ints,
 // so a caller may set the high bits at will; the library compares all 64)
 // and because a second system-call ABI (32-bit x86 on amd64) needs the
-// same checks under its own numbers. The library still supplies the
-// system-call tables.
+// same checks under its own numbers. The system-call numbers are in
+// systable_linux.go, checked against the library's tables by a test.
 //
 // What it refuses, with EPERM:
 //   - ioctl TIOCSTI and TIOCLINUX on any descriptor: both push bytes into a
@@ -80,7 +78,7 @@ const (
 
 // commandFilter is the whole program for this machine.
 func commandFilter(network netMode) ([]bpf.Instruction, error) {
-	native, err := arch.GetInfo("")
+	native, err := nativeSysTable()
 	if err != nil {
 		return nil, err
 	}
@@ -101,16 +99,16 @@ func commandFilter(network netMode) ([]bpf.Instruction, error) {
 
 // archBlock emits the checks for one system-call ABI; calls of another ABI
 // jump to next.
-func (a *asm) archBlock(info *arch.Info, network netMode, next string) error {
+func (a *asm) archBlock(info *sysTable, network netMode, next string) error {
 	nr := func(name string) (uint32, bool) {
-		n, ok := info.SyscallNames[name]
-		return uint32(n), ok
+		n, ok := info.nr[name]
+		return n, ok
 	}
-	p := info.Name + "."
+	p := info.name + "."
 	a.ld(offArch)
-	a.jne(uint32(info.ID), next)
+	a.jne(info.id, next)
 	a.ld(offNr)
-	if info.ID == arch.X86_64.ID {
+	if info.id == unix.AUDIT_ARCH_X86_64 {
 		a.jge(x32Bit, p+"enosys")
 	}
 	for _, name := range []string{"socket", "socketpair"} {
@@ -120,7 +118,7 @@ func (a *asm) archBlock(info *arch.Info, network netMode, next string) error {
 	}
 	n, ok := nr("ioctl")
 	if !ok {
-		return fmt.Errorf("seccomp: no ioctl in the %s system-call table", info.Name)
+		return fmt.Errorf("seccomp: no ioctl in the %s system-call table", info.name)
 	}
 	a.jeq(n, p+"ioctl")
 	if n, ok := nr("socketcall"); ok {
@@ -286,7 +284,7 @@ func (a *asm) assemble() ([]bpf.Instruction, error) {
 // installFilter loads the command filter into the calling thread (the one
 // that executes the command; no_new_privs must already be set).
 func installFilter(network netMode) error {
-	if !seccomp.Supported() {
+	if !seccompSupported() {
 		return errors.New("not supported by this kernel")
 	}
 	insns, err := commandFilter(network)

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
@@ -16,7 +15,7 @@ func probe() Enforcement {
 // probeKernel is probe without MountNS, which costs a fork of pi (see
 // [Policy.mountNS]).
 func probeKernel() Enforcement {
-	e := Enforcement{OS: "linux", Seccomp: seccomp.Supported()}
+	e := Enforcement{OS: "linux", Seccomp: seccompSupported()}
 	v, err := llsys.LandlockGetABIVersion()
 	if err == nil && v > 0 {
 		e.LandlockABI = v
