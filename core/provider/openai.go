@@ -428,6 +428,7 @@ type openAIStream struct {
 	thinking int            // content index of the thinking block, -1 before it starts
 	byIndex  map[int]int    // stream index → content index
 	byID     map[string]int // call id → content index
+	chunk    openAIChunk    // the chunk being decoded, reused
 }
 
 func newOpenAIStream(label string, out *assembler) *openAIStream {
@@ -449,10 +450,13 @@ func (s *openAIStream) event(ev sseEvent) (bool, error) {
 	if len(data) == 0 {
 		return false, nil
 	}
-	var c openAIChunk
-	if !decodeOpenAIChunk(data, &c) {
-		c = openAIChunk{}
-		if err := json.Unmarshal(data, &c); err != nil {
+	// The chunk is the stream's, reused from event to event (nothing keeps
+	// it: what the assembler takes is copied out).
+	c := &s.chunk
+	*c = openAIChunk{Choices: c.Choices[:0]}
+	if !decodeOpenAIChunk(data, c) {
+		*c = openAIChunk{}
+		if err := json.Unmarshal(data, c); err != nil {
 			return false, &streamError{Provider: s.label, Reason: fmt.Sprintf("malformed JSON in data line: %v (data: %s)", err, excerpt(data, 120))}
 		}
 	}

@@ -408,7 +408,11 @@ func (d *chunkDecoder) choices(c *openAIChunk) bool {
 		c.Choices = nil
 		return d.literal("null")
 	}
-	c.Choices = make([]openAIChoice, 0, 1)
+	if cap(c.Choices) > 0 {
+		c.Choices = c.Choices[:0] // a stream's chunk, reused: each element is zeroed as it is appended
+	} else {
+		c.Choices = make([]openAIChoice, 0, 1)
+	}
 	return d.array(func() bool {
 		c.Choices = append(c.Choices, openAIChoice{})
 		ch := &c.Choices[len(c.Choices)-1]

@@ -34,6 +34,21 @@ func TestOpenAIChunkFastPath(t *testing.T) {
 			t.Errorf("%s:\nfast %+v\njson %+v", in, fast, slow)
 		}
 	}
+	// As a stream decodes them: one chunk reused from event to event must
+	// hold each as json.Unmarshal decodes it into a fresh one.
+	var reused openAIChunk
+	for round := range 2 {
+		for _, in := range typicalChunks {
+			reused = openAIChunk{Choices: reused.Choices[:0]}
+			var fresh openAIChunk
+			if !decodeOpenAIChunk([]byte(in), &reused) || json.Unmarshal([]byte(in), &fresh) != nil {
+				t.Fatalf("round %d: %s not decoded", round, in)
+			}
+			if !reflect.DeepEqual(reused, fresh) {
+				t.Errorf("round %d, reused chunk: %s:\nfast %+v\njson %+v", round, in, reused, fresh)
+			}
+		}
+	}
 	// What the fast path leaves to json.Unmarshal.
 	for _, in := range []string{
 		`{"choices":[],"usage":{"prompt_tokens":1}}`,
