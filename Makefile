@@ -87,6 +87,11 @@ lint:
 		echo "build GOOS=$$os"; \
 		GOOS=$$os $(GO) build ./... || exit 1; \
 	done
+	@# Tests too must compile everywhere (build skips _test.go files).
+	@for os in darwin windows; do \
+		echo "vet GOOS=$$os"; \
+		GOOS=$$os $(GO) vet ./... || exit 1; \
+	done
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk-guest/... ./plugins/examples/... ./host/testdata/guests/... ./cmd/pi/testdata/guests/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
