@@ -17,20 +17,22 @@ import (
 )
 
 type inspectJSON struct {
-	Name      string            `json:"name"`
-	Version   string            `json:"version"`
-	ABI       int               `json:"abi"`
-	Dir       string            `json:"dir"`
-	Module    string            `json:"module"`
-	Size      int               `json:"size"`
-	SHA256    string            `json:"sha256"`
-	Hooks     []string          `json:"hooks"`
-	Commands  []abi.CommandInfo `json:"commands"`
-	Tools     []inspectTool     `json:"tools"`
-	Requested abi.Capabilities  `json:"requested"`
-	Limits    abi.Limits        `json:"limits"`
-	Failure   string            `json:"failure"`
-	Exports   []string          `json:"exports"`
+	Name      string             `json:"name"`
+	Version   string             `json:"version"`
+	ABI       int                `json:"abi"`
+	Dir       string             `json:"dir"`
+	Module    string             `json:"module"`
+	Size      int                `json:"size"`
+	SHA256    string             `json:"sha256"`
+	Hooks     []string           `json:"hooks"`
+	Commands  []abi.CommandInfo  `json:"commands"`
+	Flags     []abi.FlagSpec     `json:"flags,omitempty"`
+	Shortcuts []abi.ShortcutSpec `json:"shortcuts,omitempty"`
+	Tools     []inspectTool      `json:"tools"`
+	Requested abi.Capabilities   `json:"requested"`
+	Limits    abi.Limits         `json:"limits"`
+	Failure   string             `json:"failure"`
+	Exports   []string           `json:"exports"`
 	// CompileMs is a first compile into an empty cache; CachedCompileMs
 	// is the same module read back from that on-disk cache.
 	CompileMs       float64           `json:"compileMs"`
@@ -55,6 +57,7 @@ func (a *app) cmdExtInspect(ctx context.Context, args []string) error {
 	out := inspectJSON{
 		Name: m.Name, Version: m.Version, ABI: m.ABI, Dir: pkg.Dir, Module: pkg.ModulePath,
 		Size: pkg.Size, SHA256: pkg.SHA256, Hooks: m.Hooks, Commands: m.Commands,
+		Flags: m.Flags, Shortcuts: m.Shortcuts,
 		Requested: m.Capabilities, Limits: m.Limits.Effective(), Failure: m.FailurePolicy(),
 		Diagnostics: []diag.Diagnostic{},
 	}
@@ -185,6 +188,24 @@ func printInspect(a *app, r inspectJSON) error {
 	fmt.Fprintf(tw, "sha256\t%s\n", r.SHA256)
 	fmt.Fprintf(tw, "hooks\t%s\n", orDash(strings.Join(escAll(r.Hooks), ", ")))
 	fmt.Fprintf(tw, "commands\t%s\n", commandNames(r.Commands))
+	if len(r.Flags) > 0 {
+		var fl []string
+		for _, f := range r.Flags {
+			s := "--" + abi.FlagCLIName(r.Name, f.Name)
+			if f.Type == abi.FlagString {
+				s += " VALUE"
+			}
+			fl = append(fl, s)
+		}
+		fmt.Fprintf(tw, "flags\t%s\n", esc(strings.Join(fl, ", ")))
+	}
+	if len(r.Shortcuts) > 0 {
+		var ks []string
+		for _, k := range r.Shortcuts {
+			ks = append(ks, strings.TrimSpace(k.Key+" /"+k.Command+" "+k.Args))
+		}
+		fmt.Fprintf(tw, "keys\t%s\n", esc(strings.Join(ks, ", ")))
+	}
 	if len(r.Tools) == 0 {
 		fmt.Fprintf(tw, "tools\t-\n")
 	}

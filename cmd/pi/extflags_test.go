@@ -60,6 +60,9 @@ func TestExtensionFlags(t *testing.T) {
 		!strings.Contains(group, "start in this preset [preset]") || !strings.Contains(group, "--preset-quiet ") {
 		t.Fatalf("help (exit %d):\n%s\nstderr: %s", code, out, errs)
 	}
+	if text, _, _ := c.run("ext", "inspect", ext); !strings.Contains(text, "--preset VALUE, --preset-quiet") || !strings.Contains(text, "ctrl+x /preset next") {
+		t.Fatalf("inspect does not show the flags and keys:\n%s", text)
+	}
 	if plain, _, _ := c.run("--help"); strings.Contains(plain, "Extension flags") {
 		t.Fatalf("help without extensions has an extension group")
 	}
