@@ -51,13 +51,14 @@ func TestRPCAbortRetryAndSetAutoRetry(t *testing.T) {
 	rc.event("auto_retry_start")
 	start := time.Now()
 	rc.send(`{"id":"ar","type":"abort_retry"}`)
-	// The response and the run's end come in either order.
+	// The response and the run's end come in either order; the next
+	// prompt waits until the runtime has settled.
 	answered, ended := false, false
 	for !answered || !ended {
-		r := rc.until("abort_retry's response and agent_end", func(r map[string]any) bool {
-			return r["type"] == "agent_end" || r["type"] == "response" && r["id"] == "ar"
+		r := rc.until("abort_retry's response and agent_settled", func(r map[string]any) bool {
+			return r["type"] == "agent_settled" || r["type"] == "response" && r["id"] == "ar"
 		})
-		if r["type"] == "agent_end" {
+		if r["type"] == "agent_settled" {
 			ended = true
 		} else if answered = true; r["success"] != true {
 			t.Fatalf("abort_retry: %v", r)
