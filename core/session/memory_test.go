@@ -215,3 +215,55 @@ func TestIDIndex(t *testing.T) {
 		t.Error("found an id not there")
 	}
 }
+
+// FuzzReadBack: a session file loaded from disk (entries left out of
+// memory, read back on demand) gives the same entries as the same bytes
+// parsed in memory, and the branch kept for requests rebuilds the request
+// the whole branch does.
+func FuzzReadBack(f *testing.F) {
+	for _, name := range []string{"compacted-manual.jsonl", "compacted-auto.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "peer", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n" +
+		"{\"type\":\"message\",\"id\":\"0000000a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n" +
+		"  {\"type\":\"message\",\"id\":\"0000000b\",\"parentId\":\"0000000a\",\"message\":{\"role\":\"assistant\",\"content\":\"b\"}}  \r\n" +
+		"{\"type\":\"compaction\",\"id\":\"X-1\",\"parentId\":\"0000000b\",\"summary\":\"s\",\"firstKeptEntryId\":\"0000000b\"}\n" +
+		"{\"type\":\"message\",\"id\":\"0000000c\",\"parentId\":\"X-1\",\"message\":{\"role\":\"user\",\"content\":\"c\"}}"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem, err := Parse(data)
+		if err != nil {
+			return
+		}
+		path := filepath.Join(dir, "s.jsonl")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		disk, err := Load(path)
+		if err != nil {
+			t.Fatalf("Parse accepted what Load refused: %v", err)
+		}
+		want, got := mem.Snapshot(), disk.Snapshot()
+		if len(got) != len(want) {
+			t.Fatalf("%d entries read back, %d parsed", len(got), len(want))
+		}
+		for i := range want {
+			a, _ := json.Marshal(want[i])
+			b, _ := json.Marshal(got[i])
+			if !bytes.Equal(a, b) {
+				t.Fatalf("entry %d reads back as\n%s\nparsed\n%s", i, b, a)
+			}
+		}
+		full, err := disk.FullBranch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := requestOf(t, disk.Branch()), requestOf(t, full); a != b {
+			t.Fatalf("the branch kept in memory rebuilds\n%s\nthe whole branch\n%s", a, b)
+		}
+	})
+}
