@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -158,6 +159,11 @@ var peerRequestDifferences = map[string][]string{
 // request with the one the established harness sent for it
 // (testdata/peer-requests): URL, headers and body.
 func TestRequestsEqualPeer(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		// The capture proxy's authority is trusted through SSL_CERT_FILE,
+		// which Go reads from the environment on Linux only.
+		t.Skip("the https cases need SSL_CERT_FILE, honoured on Linux")
+	}
 	for _, c := range peerRequestCases {
 		t.Run(c.name, func(t *testing.T) {
 			got := captureRun(t, c, func(agentDir, home, proj string, env []string) *exec.Cmd {
