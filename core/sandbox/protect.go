@@ -32,10 +32,10 @@ var homeProtected = []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~
 // writableHomeProtected lists the agent dir (pi's global settings,
 // extensions, trust and grants) and homeProtected where p's writable roots
 // cover them.
-func (p *Policy) writableHomeProtected(home, agentDir string) []Root {
+func (p *Policy) writableHomeProtected(rs resolver, home, agentDir string) []Root {
 	var out []Root
 	if agentDir != "" {
-		if a := resolve(agentDir); p.Writable(a) {
+		if a := rs.resolve(agentDir); p.Writable(a) {
 			out = append(out, Root{Path: a, Reason: "pi's agent dir"})
 		}
 	}
@@ -43,7 +43,7 @@ func (p *Policy) writableHomeProtected(home, agentDir string) []Root {
 		return out
 	}
 	for _, h := range homeProtected {
-		if a := resolve(filepath.Join(home, h[2:])); p.Writable(a) {
+		if a := rs.resolve(filepath.Join(home, h[2:])); p.Writable(a) {
 			out = append(out, Root{Path: a, Reason: "runs code later (in a writable root)"})
 		}
 	}
@@ -62,13 +62,13 @@ var defaultDenyRead = []string{"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gh", "
 // included files .git/config names inside the tree, and the paths
 // settings add. Paths are resolved; missing ones are kept, so a command
 // cannot create them either where the kernel allows.
-func protectedRoots(cwd, home string, s Settings) []Root {
+func protectedRoots(rs resolver, cwd, home string, s Settings) []Root {
 	var roots []Root
 	abs := func(p string) string {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		return resolve(p)
+		return rs.resolve(p)
 	}
 	removed := map[string]bool{}
 	for _, r := range s.Protected {
@@ -195,11 +195,11 @@ func gitConfigPaths(file, cwd, home string) []Root {
 
 // denyReadRoots lists the read deny list: the defaults (less removals),
 // the agent dir's credential files, and the paths settings add.
-func denyReadRoots(home, agentDir string, s Settings) []Root {
+func denyReadRoots(rs resolver, home, agentDir string, s Settings) []Root {
 	removed := map[string]bool{}
 	for _, r := range s.DenyRead {
 		if r.remove {
-			removed[resolve(r.Path)] = true
+			removed[rs.resolve(r.Path)] = true
 		}
 	}
 	var roots []Root
@@ -207,7 +207,7 @@ func denyReadRoots(home, agentDir string, s Settings) []Root {
 		if path == "" {
 			return
 		}
-		if path = resolve(path); !removed[path] {
+		if path = rs.resolve(path); !removed[path] {
 			roots = append(roots, Root{Path: path, Reason: reason})
 		}
 	}

@@ -31,7 +31,7 @@ func TestProtectedRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := rootPaths(protectedRoots(tree, home, s))
+	got := rootPaths(protectedRoots(resolver{}, tree, home, s))
 	want := map[string]string{
 		filepath.Join(tree, ".pi"):              "default",
 		filepath.Join(tree, ".agents"):          "default",
@@ -69,7 +69,7 @@ func TestProtectedRootsLinkedWorktree(t *testing.T) {
 		"main/.git/worktrees/wt/commondir": "../..\n",
 		"main/.git/config":                 "[core]\n",
 	})
-	got := rootPaths(protectedRoots(wt, home, Settings{}))
+	got := rootPaths(protectedRoots(resolver{}, wt, home, Settings{}))
 	for _, p := range []string{filepath.Join(main, ".git", "hooks"), filepath.Join(main, ".git", "config"), filepath.Join(gitDir, "config.worktree"), filepath.Join(wt, ".pi")} {
 		if _, ok := got[p]; !ok {
 			t.Errorf("%s not protected: %v", p, got)
