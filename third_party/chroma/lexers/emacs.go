@@ -521,9 +521,8 @@ var (
 )
 
 // EmacsLisp lexer.
-var EmacsLisp = Register(TypeRemappingLexer(MustNewXMLLexer(
-	embedded,
-	"embedded/emacslisp.xml",
+var EmacsLisp = Register(TypeRemappingLexer(lazyXML( // PI-PATCH: parsed on first use (lazy.go)
+	"embedded/emacslisp.xml", nil,
 ), TypeMapping{
 	{NameVariable, NameFunction, emacsBuiltinFunction},
 	{NameVariable, NameBuiltin, emacsSpecialForms},

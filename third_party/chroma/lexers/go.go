@@ -61,20 +61,16 @@ func goRules() Rules {
 	}
 }
 
-var GoHTMLTemplate = Register(DelegatingLexer(HTML, MustNewXMLLexer(
-	embedded,
+var GoHTMLTemplate = Register(DelegatingLexer(HTML, lazyXML( // PI-PATCH: parsed on first use (lazy.go)
 	"embedded/go_template.xml",
-).SetConfig(
 	&Config{
 		Name:    "Go HTML Template",
 		Aliases: []string{"go-html-template"},
 	},
 )))
 
-var GoTextTemplate = Register(MustNewXMLLexer(
-	embedded,
+var GoTextTemplate = Register(lazyXML( // PI-PATCH: parsed on first use (lazy.go)
 	"embedded/go_template.xml",
-).SetConfig(
 	&Config{
 		Name:    "Go Text Template",
 		Aliases: []string{"go-text-template"},

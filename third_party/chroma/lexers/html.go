@@ -5,4 +5,5 @@ import (
 )
 
 // HTML lexer.
-var HTML = chroma.MustNewXMLLexer(embedded, "embedded/html.xml")
+// PI-PATCH: parsed on first use (lazy.go).
+var HTML chroma.Lexer = lazyXML("embedded/html.xml", nil)
