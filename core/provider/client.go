@@ -368,9 +368,34 @@ func (c *Client) once(outer context.Context, route Route, target string, body *o
 			return err
 		}
 		if done {
+			drainRest(hresp.Body, cancel)
 			return nil
 		}
 	}
+}
+
+// After the stream's last event ([DONE], message_stop) the server still
+// ends the body: over HTTP/1.1 the chunked body's last, empty chunk, sent
+// right after. net/http puts a connection back in the pool only when its
+// response body was read to the end; a body closed before that costs the
+// connection, and the next turn dials a new one (a TCP handshake on
+// loopback, a TLS one to a remote server). So the rest is read, as the
+// established harness's SDKs read a stream to its end, within bounds: a
+// server that sends more, or holds the body open, loses the connection as
+// before rather than holding up the turn.
+const (
+	drainMax  = 64 << 10
+	drainWait = 100 * time.Millisecond
+)
+
+// errDrain is the cause of an attempt whose body did not end soon after its
+// last event.
+var errDrain = errors.New("body not ended after the stream's last event")
+
+func drainRest(body io.Reader, cancel context.CancelCauseFunc) {
+	t := time.AfterFunc(drainWait, func() { cancel(errDrain) })
+	io.Copy(io.Discard, io.LimitReader(body, drainMax))
+	t.Stop()
 }
 
 // headerSetFold reports whether h has name in any letter case.

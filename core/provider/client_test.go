@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -345,4 +346,63 @@ func TestStreamRejectsBadRoute(t *testing.T) {
 // testClient talks to srv and retries without waiting.
 func testClient(srv *httptest.Server) *Client {
 	return &Client{HTTP: srv.Client(), Retry: RetryPolicy{Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}}
+}
+
+// TestStreamKeepsConnection: a body whose end comes a moment after [DONE]
+// (as over a real network, where the last chunk may follow in another
+// packet) is read to its end, so the next request reuses the connection
+// instead of dialling again.
+func TestStreamKeepsConnection(t *testing.T) {
+	var mu sync.Mutex
+	dials := 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		sse(openAIReply)(w, r)
+		time.Sleep(5 * time.Millisecond) // the terminating chunk comes after [DONE]
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			dials++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := testClient(srv)
+	for i := range 3 {
+		if _, err := c.Stream(context.Background(), openAIRoute(srv.URL), hello, nil); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if dials != 1 {
+		t.Errorf("3 requests opened %d connections, want 1 (the body was closed before its end)", dials)
+	}
+}
+
+// TestStreamDoneBodyHeldOpen: a server that keeps the body open after
+// [DONE] does not hold the reply up for longer than the drain's bound.
+func TestStreamDoneBodyHeldOpen(t *testing.T) {
+	release := make(chan struct{})
+	srv, _ := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sse(openAIReply)(w, r)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	start := time.Now()
+	resp, err := testClient(srv).Stream(context.Background(), openAIRoute(srv.URL), hello, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "Hello!" {
+		t.Errorf("text %q", resp.Text)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the reply took %v with the body held open after [DONE]", d)
+	}
 }
