@@ -135,6 +135,34 @@ func registerExtFlags(fs *pflag.FlagSet, flags []extFlag) {
 	}
 }
 
+// checkExtFlagValues refuses an extension's string flag written without
+// "=" whose next argument begins with - or @ (or that is the last
+// argument). pflag would take that argument as the value; the established
+// harness takes such an argument as a flag or file of its own and reports
+// that the extension's flag requires a value, and so does pi: a value
+// beginning with - is given as --flag=VALUE.
+func checkExtFlagValues(args []string, flags []extFlag) error {
+	str := map[string]bool{}
+	for _, f := range flags {
+		if f.spec.Type != abi.FlagBoolean {
+			str[f.cli] = true
+		}
+	}
+	for i, a := range args {
+		if a == "--" {
+			return nil
+		}
+		name, ok := strings.CutPrefix(a, "--")
+		if !ok || !str[name] || (i > 0 && takesValue(args[i-1])) {
+			continue
+		}
+		if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") || strings.HasPrefix(args[i+1], "@") {
+			return usagef("extension flag --%s requires a value (one beginning with - or @ is written --%s=VALUE)", name, name)
+		}
+	}
+	return nil
+}
+
 // extFlagValues are the extension flags the command line gave, by
 // extension and flag name, as host.Config.Flags takes them.
 func extFlagValues(fs *pflag.FlagSet, flags []extFlag) map[string]map[string]string {

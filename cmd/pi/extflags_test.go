@@ -91,6 +91,33 @@ func TestExtensionFlags(t *testing.T) {
 	}
 }
 
+// An extension's string flag followed by an argument beginning with - or @
+// has no value, as in the established harness: the argument is not taken
+// as the value (nor is a -na after it rewritten into the value), and the
+// run stops with a usage error naming the flag; --flag=VALUE gives such a
+// value.
+func TestExtensionFlagDashValue(t *testing.T) {
+	c := newCLI(t)
+	ext := examplePlugin(t, "preset")
+	proj := t.TempDir()
+	for _, next := range []string{"-na", "-x", "--approve", "-", "@notes.md"} {
+		_, errs, code := c.run("-p", "--dry-run", "--no-session", "--cwd", proj, "-e", ext, "--preset", next, "hi")
+		if code != exitUsage || !strings.Contains(errs, "--preset requires a value") {
+			t.Errorf("--preset %s: exit %d, stderr %q; want a usage error that --preset requires a value", next, code, errs)
+		}
+	}
+	// The value given with "=", and -na after it still meaning --no-approve.
+	out, errs, code := c.run("-p", "--dry-run", "--no-session", "--cwd", proj, "-e", ext, "--preset=plan", "-na", "hi")
+	if code != 0 || !strings.Contains(out, "Preset plan: Plan only") {
+		t.Fatalf("--preset=plan -na: exit %d, stderr %s\n%s", code, errs, out)
+	}
+	// Another flag's value that happens to be spelled like the extension's
+	// flag is not checked as one.
+	if _, errs, code := c.run("-p", "--dry-run", "--no-session", "--cwd", proj, "-e", ext, "--append-system-prompt", "--preset", "-na", "hi"); strings.Contains(errs, "requires a value") {
+		t.Fatalf("--append-system-prompt --preset: exit %d, %s", code, errs)
+	}
+}
+
 // A flag whose command-line name is one of pi's own is a diagnostic naming
 // the manifest, at every load and in --help; pi's flag keeps its meaning
 // and nothing crashes (pflag panics on a flag defined twice).

@@ -94,6 +94,9 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		// take their flags too.
 		extFlags, _ = a.extensionFlags(preParse(args))
 		registerExtFlags(fs, extFlags)
+		if err := checkExtFlagValues(args, extFlags); err != nil {
+			return err
+		}
 	}
 	rest, err := c.parse(fs, args)
 	if errors.Is(err, pflag.ErrHelp) {
