@@ -17,6 +17,11 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	// Grows the main goroutine's stack during package initialisation,
+	// before the deep initialisers and main's own calls would grow it
+	// step by step (see the package's doc).
+	_ "github.com/piwasm/pi/internal/stackreserve"
 )
 
 // Exit codes.

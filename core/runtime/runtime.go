@@ -12,6 +12,7 @@ import (
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/internal/stackreserve"
 )
 
 // Dispositions of a submitted line, with the established harness's names.
@@ -265,6 +266,10 @@ func (rt *Runtime) startLocked(q queued) {
 // run works until nothing is left: the line, then whatever a run left in
 // the queues (a steering message typed as the last turn ended).
 func (rt *Runtime) run(ctx context.Context, q queued) {
+	// A turn's calls go deep (the provider's stream, the session's JSON
+	// encoding); one copy of this still-shallow stack replaces four of a
+	// deep one (internal/stackreserve).
+	stackreserve.To64K()
 	rt.mu.Lock()
 	rt.overflowTried = false
 	rt.mu.Unlock()
