@@ -254,28 +254,41 @@ func pause(r *http.Request, rep Reply) {
 }
 
 func (s *Server) openai(w http.ResponseWriter, r *http.Request, rep Reply) {
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", b)
+	send := func(b []byte) {
+		// One write per event: "data: ", the chunk and the blank line.
+		line := make([]byte, 0, len(b)+8)
+		line = append(append(append(line, "data: "...), b...), "\n\n"...)
+		w.Write(line)
 		flush(w)
 		pause(r, rep)
 	}
-	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted",
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	// The chunks are written by hand, byte for byte what json.Marshal
+	// writes for the maps of openAIChunkMap (sorted keys, HTML escaped),
+	// without its reflection and sorting per fragment: this server's own
+	// time is part of every benchmark's wall time. TestOpenAIChunksAsMarshal
+	// holds the two together.
+	chunk := func(delta string, finish string) []byte {
+		b := append([]byte(`{"choices":[{"delta":{`), delta...)
+		b = append(b, `},"finish_reason":`...)
+		if finish == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, finish)
+		}
+		return append(b, `,"index":0}],"id":"chatcmpl-scripted","model":"scripted","object":"chat.completion.chunk"}`...)
 	}
-	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	str := func(key, v string) string { return string(appendJSONString([]byte(`"`+key+`":`), v)) }
+	send(chunk(`"content":"","role":"assistant"`, ""))
 	for _, p := range s.pieces(rep.Thinking) {
-		send(chunk(map[string]any{"reasoning_content": p}, nil))
+		send(chunk(str("reasoning_content", p), ""))
 	}
 	for _, p := range s.pieces(rep.Text) {
-		send(chunk(map[string]any{"content": p}, nil))
+		send(chunk(str("content", p), ""))
 	}
 	for i, c := range rep.Calls {
-		send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(c, i), "type": "function",
-			"function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+		send(chunk(fmt.Sprintf(`"tool_calls":[{"function":{"arguments":"",%s},%s,"index":%d,"type":"function"}]`, str("name", c.Name), str("id", callID(c, i)), i), ""))
 		for _, p := range s.pieces(args(c)) {
-			send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil))
+			send(chunk(fmt.Sprintf(`"tool_calls":[{"function":{%s},"index":%d}]`, str("arguments", p), i), ""))
 		}
 	}
 	finish := "stop"
@@ -285,11 +298,16 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, rep Reply) {
 	if rep.Stop != "" {
 		finish = rep.Stop
 	}
-	send(chunk(map[string]any{}, finish))
-	send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": "scripted", "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": rep.prompt(), "completion_tokens": 10, "total_tokens": rep.prompt() + 10}})
+	send(chunk("", finish))
+	send(fmt.Appendf(nil, `{"choices":[],"id":"chatcmpl-scripted","model":"scripted","object":"chat.completion.chunk","usage":{"completion_tokens":10,"prompt_tokens":%d,"total_tokens":%d}}`, rep.prompt(), rep.prompt()+10))
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(w)
+}
+
+// appendJSONString appends v as json.Marshal writes a string.
+func appendJSONString(b []byte, v string) []byte {
+	q, _ := json.Marshal(v)
+	return append(b, q...)
 }
 
 func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rep Reply) {
@@ -347,20 +365,48 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rep Reply) {
 // (in any of the wire shapes; a Responses API input counts a function call
 // as one).
 func hasAssistant(body []byte) bool {
-	type item struct {
-		Role string `json:"role"`
-		Type string `json:"type"`
-	}
-	var req struct {
-		Messages []item `json:"messages"`
-		Input    []item `json:"input"`
-	}
-	if json.Unmarshal(body, &req) != nil {
+	// A benchmark's request carries the whole history, and decoding all of
+	// it for every request made this server's own time a large part of a
+	// turn's wall time. The members are walked in order instead, and the
+	// walk stops at the first assistant message, near the start of the
+	// list. hasAssistantDecoded is the reference (TestHasAssistant).
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return false
 	}
-	for _, m := range append(req.Messages, req.Input...) {
-		if m.Role == "assistant" || m.Type == "function_call" {
-			return true
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		key, _ := t.(string)
+		if key != "messages" && key != "input" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return false
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			if t == nil && err == nil {
+				continue // null
+			}
+			return false
+		}
+		for dec.More() {
+			var it struct {
+				Role string `json:"role"`
+				Type string `json:"type"`
+			}
+			if dec.Decode(&it) != nil {
+				return false
+			}
+			if it.Role == "assistant" || it.Type == "function_call" {
+				return true
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return false
 		}
 	}
 	return false
