@@ -39,7 +39,7 @@ func (s *Server) handleSession(c rpcCommand) bool {
 		s.respond(c, map[string]any{"entries": entries, "leafId": nullable(tr.LeafID())}, nil)
 	case "get_tree":
 		tr := rt.Transcript()
-		s.respond(c, map[string]any{"tree": treeNodes(tr.Tree()), "leafId": nullable(tr.LeafID())}, nil)
+		s.respond(c, map[string]any{"tree": treeNodes(tr.TreeLines()), "leafId": nullable(tr.LeafID())}, nil)
 	case "get_fork_messages":
 		s.respond(c, map[string]any{"messages": rt.Transcript().ForkMessages()}, nil)
 	case "fork":

@@ -158,6 +158,7 @@ func (t *Transcript) add(e Entry, off int64, n int) {
 	body := e
 	r.e = &body
 	t.refs = append(t.refs, r)
+	t.stats.count(&body)
 }
 
 // refFlags says what an entry means to the history's replay (see
@@ -336,28 +337,17 @@ func (t *Transcript) readBack(idx []int) error {
 // copied). It stops at the first it cannot read. t.mu must be held.
 func (t *Transcript) read(idx []int) ([]Entry, error) {
 	out := make([]Entry, 0, len(idx))
-	var src io.ReaderAt
+	var lr lineReader
+	defer lr.close()
 	for _, i := range idx {
 		r := &t.refs[i]
 		if r.e != nil {
 			out = append(out, *r.e)
 			continue
 		}
-		if src == nil {
-			if t.file != nil {
-				src = t.file
-			} else {
-				f, err := os.Open(t.Path)
-				if err != nil {
-					return out, fmt.Errorf("read back session %s: %w", t.Path, err)
-				}
-				defer f.Close()
-				src = f
-			}
-		}
-		line := make([]byte, r.n)
-		if _, err := src.ReadAt(line, r.off); err != nil {
-			return out, fmt.Errorf("read back entry %s of session %s: %w", t.id(i), t.Path, err)
+		line, err := lr.line(t, i)
+		if err != nil {
+			return out, err
 		}
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil || e.ID != t.id(i) {
@@ -370,6 +360,40 @@ func (t *Transcript) read(idx []int) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// lineReader reads entries' lines back from the session file, opening it
+// on first use when the transcript does not hold it open.
+type lineReader struct {
+	src io.ReaderAt
+	f   *os.File
+}
+
+// line reads the line of refs[i]. t.mu must be held.
+func (lr *lineReader) line(t *Transcript, i int) ([]byte, error) {
+	if lr.src == nil {
+		if t.file != nil {
+			lr.src = t.file
+		} else {
+			f, err := os.Open(t.Path)
+			if err != nil {
+				return nil, fmt.Errorf("read back session %s: %w", t.Path, err)
+			}
+			lr.src, lr.f = f, f
+		}
+	}
+	r := &t.refs[i]
+	line := make([]byte, r.n)
+	if _, err := lr.src.ReadAt(line, r.off); err != nil {
+		return nil, fmt.Errorf("read back entry %s of session %s: %w", t.id(i), t.Path, err)
+	}
+	return line, nil
+}
+
+func (lr *lineReader) close() {
+	if lr.f != nil {
+		lr.f.Close()
+	}
 }
 
 // Entries returns every entry of the file in file order, reading back those

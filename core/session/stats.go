@@ -41,42 +41,51 @@ func (s *Stats) add(u *prompt.Usage) {
 
 // Stats counts the session's messages and sums its usage: assistant
 // replies, usage a tool result reports, summaries' generation, and the
-// established harness's usage entries (cache warming).
+// established harness's usage entries (cache warming). The file is only
+// ever appended to, so the sums are kept as entries are added (see
+// Transcript.add) and nothing is read back.
 func (t *Transcript) Stats() Stats {
-	var s Stats
-	for _, e := range t.Snapshot() {
-		switch e.Type {
-		case "usage":
-			var u struct {
-				Usage *prompt.Usage `json:"usage"`
-			}
-			if json.Unmarshal(e.Raw, &u) == nil {
-				s.add(u.Usage)
-			}
-		case TypeBranchSummary, TypeCompaction:
-			s.add(e.Usage)
-		case TypeMessage:
-			// Every message entry counts, system ones (the prompt
-			// records) included, as the established harness counts them.
-			m := e.Message
-			s.TotalMessages++
-			switch m.Role {
-			case "user":
-				s.UserMessages++
-			case "toolResult":
-				s.ToolResults++
-				s.add(m.Usage)
-			case "assistant":
-				s.AssistantMessages++
-				for _, b := range m.Content.Blocks {
-					if b.Type == "toolCall" {
-						s.ToolCalls++
-					}
-				}
-				s.add(m.Usage)
-			}
-		}
-	}
+	t.mu.Lock()
+	s := t.stats
+	t.mu.Unlock()
 	s.Tokens.Total = s.Tokens.Input + s.Tokens.Output + s.Tokens.CacheRead + s.Tokens.CacheWrite
 	return s
+}
+
+// count adds an entry of the file to the counts and sums.
+func (s *Stats) count(e *Entry) {
+	switch e.Type {
+	case "usage":
+		var u struct {
+			Usage *prompt.Usage `json:"usage"`
+		}
+		if json.Unmarshal(e.Raw, &u) == nil {
+			s.add(u.Usage)
+		}
+	case TypeBranchSummary, TypeCompaction:
+		s.add(e.Usage)
+	case TypeMessage:
+		// Every message entry counts, system ones (the prompt
+		// records) included, as the established harness counts them.
+		m := e.Message
+		if m == nil {
+			return
+		}
+		s.TotalMessages++
+		switch m.Role {
+		case "user":
+			s.UserMessages++
+		case "toolResult":
+			s.ToolResults++
+			s.add(m.Usage)
+		case "assistant":
+			s.AssistantMessages++
+			for _, b := range m.Content.Blocks {
+				if b.Type == "toolCall" {
+					s.ToolCalls++
+				}
+			}
+			s.add(m.Usage)
+		}
+	}
 }

@@ -309,6 +309,8 @@ type Transcript struct {
 	refs []ref
 	ids  idIndex
 	size int64
+	// stats are the counts and sums of every entry added (see Stats).
+	stats Stats
 	// leaf is the id of the entry new entries hang from. atRoot marks a
 	// leaf moved before the first entry (/tree to the first user message):
 	// the active branch is empty and the next entry is a new root.

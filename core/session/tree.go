@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -165,42 +166,106 @@ type TreeNode struct {
 
 // Tree returns the entries as a forest: roots are entries without a
 // parent, and entries whose parent is missing (a broken chain). Entries
-// without an id (version-1 files) are left out.
-func (t *Transcript) Tree() []*TreeNode {
+// without an id (version-1 files) are left out. Every entry is decoded,
+// read back from the file where it is not in memory.
+func (t *Transcript) Tree() []*TreeNode { return t.tree(true) }
+
+// TreeLines is Tree for writing the tree out as JSON (RPC's get_tree): an
+// entry not in memory is its line as read (Raw, which MarshalJSON writes)
+// with its ID, and is not decoded; the shape comes from the index the
+// transcript keeps of every entry.
+func (t *Transcript) TreeLines() []*TreeNode { return t.tree(false) }
+
+func (t *Transcript) tree(decode bool) []*TreeNode {
 	labels := t.Labels()
-	entries := t.Snapshot()
-	nodes := make(map[string]*TreeNode, len(entries))
-	var order []*TreeNode
-	for _, e := range entries {
-		if e.ID == "" {
-			continue
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	idx := make([]int, 0, len(t.refs))
+	for i := range t.refs {
+		if t.refs[i].hasID() {
+			idx = append(idx, i)
 		}
+	}
+	var entries []Entry
+	if decode {
+		entries, _ = t.read(idx)
+	} else {
+		entries, _ = t.readLines(idx)
+	}
+	nodes := make(map[int]*TreeNode, len(entries))
+	order := make([]*TreeNode, len(entries))
+	for k, e := range entries {
 		n := &TreeNode{Entry: e}
 		if l, ok := labels[e.ID]; ok {
 			n.Label, n.LabelAt = l.Text, l.Time
 		}
-		nodes[e.ID] = n
-		order = append(order, n)
+		nodes[idx[k]], order[k] = n, n
 	}
 	var roots []*TreeNode
-	for _, n := range order {
-		p := n.Entry.ParentID
-		if parent, ok := nodes[p]; ok && p != n.Entry.ID {
+	for k, n := range order {
+		if parent, ok := nodes[int(t.refs[idx[k]].parent)]; ok && parent != n {
 			parent.Children = append(parent.Children, n)
 		} else {
 			roots = append(roots, n)
 		}
 	}
 	for _, n := range order {
+		if len(n.Children) < 2 {
+			continue
+		}
+		times := make(map[*TreeNode]time.Time, len(n.Children))
+		for _, c := range n.Children {
+			times[c] = entryTime(c.Entry)
+		}
 		sort.SliceStable(n.Children, func(i, j int) bool {
-			return entryTime(n.Children[i].Entry).Before(entryTime(n.Children[j].Entry))
+			return times[n.Children[i]].Before(times[n.Children[j]])
 		})
 	}
 	return roots
 }
 
+// readLines is read without decoding: an entry not in memory comes back
+// as its ID and its line. A line that does not hold its id as the
+// harnesses write it is decoded to check it. t.mu must be held.
+func (t *Transcript) readLines(idx []int) ([]Entry, error) {
+	out := make([]Entry, 0, len(idx))
+	var lr lineReader
+	defer lr.close()
+	for _, i := range idx {
+		if r := &t.refs[i]; r.e != nil {
+			out = append(out, *r.e)
+			continue
+		}
+		line, err := lr.line(t, i)
+		if err != nil {
+			return out, err
+		}
+		id := t.id(i)
+		if !bytes.Contains(line, []byte(`"id":`+jsonString(id))) {
+			es, err := t.read([]int{i})
+			if err != nil {
+				return out, err
+			}
+			out = append(out, es[0])
+			continue
+		}
+		out = append(out, Entry{ID: id, Raw: line})
+	}
+	return out, nil
+}
+
+// entryTime is when the entry was written (the zero time when unknown);
+// an entry that is only its line has its timestamp read from the line.
 func entryTime(e Entry) time.Time {
-	tm, _ := time.Parse(time.RFC3339Nano, e.Time)
+	ts := e.Time
+	if ts == "" && e.Raw != nil && e.Message == nil {
+		var w struct {
+			Timestamp string `json:"timestamp"`
+		}
+		_ = json.Unmarshal(e.Raw, &w)
+		ts = w.Timestamp
+	}
+	tm, _ := time.Parse(time.RFC3339Nano, ts)
 	return tm
 }
 
