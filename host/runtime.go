@@ -202,6 +202,7 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		if err != nil {
 			return nil, fmt.Errorf("compilation cache: %w", err)
 		}
+		pruneCompileCaches(dir, time.Now())
 		r.cache = c
 		r.digests = openDigestCache(filepath.Join(cfg.AgentDir, "cache"))
 	} else {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	goruntime "runtime"
 	"sync"
 
 	"github.com/tetratelabs/wazero/api"
@@ -99,7 +98,8 @@ func (c *cache) ensuresFileCache(dir string, wazeroVersion string) error {
 	}
 
 	// Create a version-specific directory to avoid conflicts.
-	dirname := path.Join(dir, "wazero-"+wazeroVersion+"-"+goruntime.GOARCH+"-"+goruntime.GOOS)
+	// PI-PATCH: the name is made by cacheDirName (see pi_cachedir.go).
+	dirname := path.Join(dir, cacheDirName(wazeroVersion))
 	if err = mkdir(dirname); err != nil {
 		return err
 	}
