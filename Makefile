@@ -13,11 +13,11 @@ all: build plugins
 # pi and its confining helper (bin/pi-sandbox, started for every sandboxed
 # bash call) share a build stamp: pi uses the helper only when they match.
 STAMP   := $(shell date +%s%N)-$(shell git rev-parse --short HEAD 2>/dev/null)
-LDFLAGS := -X github.com/piwasm/pi/core/sandbox.buildStamp=$(STAMP)
+LDFLAGS := -X github.com/piwasm/pi/core/sandbox/confine.buildStamp=$(STAMP)
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/pi-sandbox ./cmd/pi-sandbox
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/pi-sandbox ./cmd/pi-sandbox
 
 # Each example extension builds into <dir>/<name>.wasm next to its extension.yaml.
 plugins:

@@ -1,28 +1,28 @@
 // Command pi-sandbox is pi's confining helper on its own: pi starts it for
 // every sandboxed bash call (pi-sandbox __sandbox-exec SPEC -- PROGRAM
 // ARGS...), it confines itself with the policy and executes PROGRAM. It
-// links only the sandbox, so it starts in a fraction of the time pi does.
-// `make build` builds it next to bin/pi with the same build stamp; see
-// core/sandbox/helperbin.go.
+// links only package confine (no net, no cgo: a static binary), so it
+// starts in a fraction of the time pi does. `make build` builds it next to
+// bin/pi with the same build stamp; see core/sandbox/helperbin.go.
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/piwasm/pi/core/sandbox"
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
+	if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
+		os.Exit(confine.Run(os.Args[2:], os.Stderr))
 	}
 	if len(os.Args) == 2 && os.Args[1] == "-stamp" {
 		// The build stamp a policy must carry (bench/side.sh starts the
 		// helper on its own with it).
-		fmt.Println(sandbox.BuildStamp())
+		fmt.Println(confine.BuildStamp())
 		return
 	}
-	fmt.Fprintf(os.Stderr, "pi-sandbox: pi's confining helper; pi starts it as: pi-sandbox %s SPEC -- PROGRAM [ARGS...]\n", sandbox.HelperArg)
+	fmt.Fprintf(os.Stderr, "pi-sandbox: pi's confining helper; pi starts it as: pi-sandbox %s SPEC -- PROGRAM [ARGS...]\n", confine.HelperArg)
 	os.Exit(2)
 }

@@ -1,13 +1,14 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"unsafe"
+	"sync"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/cpu"
 	"golang.org/x/sys/unix"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 // The seccomp filter every confined command runs under, in every confined
@@ -40,15 +41,6 @@ import (
 //     Landlock checks (landlock-lsm/linux issue 41); on 32-bit x86
 //     socketcall's SENDTO, SENDMSG and SENDMMSG too, for the same reason.
 // x32 system calls on amd64 fail with ENOSYS: nothing pi runs uses them.
-
-// netMode is what the filter lets commands do with internet sockets.
-type netMode int
-
-const (
-	netOff       netMode = iota // none
-	netOn                       // any
-	netProxyOnly                // TCP only (Landlock then holds it to the proxy's port)
-)
 
 // filterFamilies lists the socket families a command may create (in
 // netProxyOnly mode the internet ones are checked further).
@@ -281,28 +273,33 @@ func (a *asm) assemble() ([]bpf.Instruction, error) {
 	return a.ins, nil
 }
 
-// installFilter loads the command filter into the calling thread (the one
-// that executes the command; no_new_privs must already be set).
-func installFilter(network netMode) error {
-	if !seccompSupported() {
-		return errors.New("not supported by this kernel")
+// compiledFilter is compileFilter's program for each mode, built on first
+// use and kept for the process: it depends on the mode and the machine
+// only.
+var compiledFilter = func() func(netMode) ([]byte, error) {
+	var modes [netProxyOnly + 1]func() ([]byte, error)
+	for m := range modes {
+		modes[m] = sync.OnceValues(func() ([]byte, error) { return compileFilter(netMode(m)) })
 	}
+	return func(m netMode) ([]byte, error) { return modes[m]() }
+}()
+
+// compileFilter is the command filter for network mode as the helper
+// installs it (see [confine.Spec] Filter): built and assembled here, once
+// per run and mode, so that no bash call's helper spends its start-up on
+// it.
+func compileFilter(network netMode) ([]byte, error) {
 	insns, err := commandFilter(network)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	prog, err := bpf.Assemble(insns)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return errno
-	}
-	return nil
+	return confine.EncodeFilter(filter), nil
 }

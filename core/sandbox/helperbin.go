@@ -3,6 +3,8 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 // HelperName is the confining helper built next to pi by `make build`: a
@@ -13,17 +15,13 @@ import (
 // not. Without it pi re-executes itself, as before.
 const HelperName = "pi-sandbox"
 
-// buildStamp is set at link time, to the same value in pi and in the
-// helper built with it (Makefile, -ldflags -X). pi uses the helper beside
-// it only when it has a stamp, and the helper refuses a policy whose stamp
-// is not its own, so a helper left over from another build never confines
-// a command with rules it may read differently.
-var buildStamp string
-
 // helperExe is the program that confines commands for pi at exe: the
 // helper beside it when this build has one, else exe itself.
-func helperExe(exe string) string {
-	if buildStamp == "" || exe == "" {
+func helperExe(exe string) string { return helperExeFor(exe, confine.BuildStamp()) }
+
+// helperExeFor is helperExe for a build with stamp.
+func helperExeFor(exe, stamp string) string {
+	if stamp == "" || exe == "" {
 		return exe
 	}
 	p := filepath.Join(filepath.Dir(exe), HelperName)
@@ -35,4 +33,4 @@ func helperExe(exe string) string {
 
 // BuildStamp is this build's stamp ("" for a build without one), for the
 // benchmarks that start the helper on its own.
-func BuildStamp() string { return buildStamp }
+func BuildStamp() string { return confine.BuildStamp() }

@@ -27,10 +27,7 @@ func TestHelperExe(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		old := buildStamp
-		buildStamp = tc.stamp
-		got := helperExe(exe)
-		buildStamp = old
+		got := helperExeFor(exe, tc.stamp)
 		if got != tc.want {
 			t.Errorf("stamp %q, helper %v: %s, want %s", tc.stamp, tc.helper, got, tc.want)
 		}

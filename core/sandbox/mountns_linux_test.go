@@ -29,7 +29,7 @@ func TestMountsCannotBeLifted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Confined() || !p.enforcement.MountNS {
+	if !p.Confined() || !p.mountNS() {
 		t.Skip("no Landlock or no mount namespaces here")
 	}
 	exe, _ := os.Executable()

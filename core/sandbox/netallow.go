@@ -10,7 +10,7 @@ import (
 // The network allow-list: "sandbox": {"network": {"allow": [...]}} lets
 // confined commands reach only the listed hosts, through pi's proxy
 // (proxy.go), with the kernel holding them to the proxy's port
-// (helper_linux.go).
+// (confine/helper_linux.go).
 //
 // An entry is one of:
 //   - a host name, "github.com": that name exactly (not its subdomains);

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 // Mode says what confined commands may write.
@@ -250,7 +252,7 @@ type nsProbe struct {
 }
 
 // alwaysCreate marks a root the helper creates whatever is installed.
-const alwaysCreate = "-"
+const alwaysCreate = confine.AlwaysCreate
 
 // defaultRoots lists the writable roots of workspace mode, resolved.
 // Roots that do not exist yet are kept under their cleaned path: the
@@ -405,7 +407,7 @@ func (p *Policy) Enforced() bool {
 }
 
 // netAllowMinABI is the Landlock ABI that restricts TCP connect and bind.
-const netAllowMinABI = 4
+const netAllowMinABI = confine.NetAllowMinABI
 
 // netAllowError says why the allow-list mode cannot be enforced here; nil
 // in other modes and where it can. Commands do not run in allow-list

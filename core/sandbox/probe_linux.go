@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 func probe() Enforcement {
@@ -15,7 +17,7 @@ func probe() Enforcement {
 // probeKernel is probe without MountNS, which costs a fork of pi (see
 // [Policy.mountNS]).
 func probeKernel() Enforcement {
-	e := Enforcement{OS: "linux", Seccomp: seccompSupported()}
+	e := Enforcement{OS: "linux", Seccomp: confine.SeccompSupported()}
 	v, err := llsys.LandlockGetABIVersion()
 	if err == nil && v > 0 {
 		e.LandlockABI = v

@@ -5,54 +5,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 // HelperArg is the hidden first argument that makes pi act as the
 // confining helper: pi HelperArg SPEC -- PROGRAM ARGS...
-const HelperArg = "__sandbox-exec"
+const HelperArg = confine.HelperArg
 
-// spec is what the helper needs to confine itself, passed as JSON in its
-// arguments (not the environment, so the confined command does not
-// inherit it).
-type spec struct {
-	// Stamp is the build stamp of the pi that wrote the policy (see
-	// buildStamp); the helper runs it only when it is its own.
-	Stamp   string     `json:"stamp,omitempty"`
-	Write   []string   `json:"write,omitempty"`
-	Create  []cacheDir `json:"create,omitempty"`
-	Devices []string   `json:"devices,omitempty"`
-	Network bool       `json:"network"`
-	// ProxyPort, in allow-list mode, is the only TCP port the command may
-	// connect to (pi's proxy on loopback); no TCP bind, no UDP.
-	ProxyPort int `json:"proxyPort,omitempty"`
-	// NetNS, in allow-list mode: the helper runs in a network namespace
-	// of its own and hands pi a listener on 127.0.0.1:ProxyPort there,
-	// through the Unix socket HandOver (netns_linux.go).
-	NetNS    bool   `json:"netns,omitempty"`
-	HandOver string `json:"handOver,omitempty"`
-	// HostNetNS names pi's network namespace: the helper refuses to
-	// forward while still in it.
-	HostNetNS string `json:"hostNetNS,omitempty"`
-	// Namespace: the helper runs in its own user and mount namespace and
-	// makes ReadOnly read-only and Hide unreadable there (mountns_linux.go).
-	Namespace bool     `json:"namespace,omitempty"`
-	ReadOnly  []string `json:"readOnly,omitempty"`
-	Hide      []string `json:"hide,omitempty"`
-	// HostMountNS names pi's own mount namespace (/proc/self/ns/mnt): the
-	// helper refuses to mount anything while it is still in it.
-	HostMountNS string `json:"hostMountNS,omitempty"`
-}
+// RunHelper is the body of pi's hidden helper command (see [confine.Run]):
+// it confines the process with the policy in args and executes the
+// command, returning only on failure.
+func RunHelper(args []string, stderr io.Writer) int { return confine.Run(args, stderr) }
 
-// cacheDir is a build cache to create, if missing, when Tool is installed.
-type cacheDir struct {
-	Path string `json:"path"`
-	Tool string `json:"tool"`
-}
-
-func (p *Policy) spec() spec {
-	s := spec{Stamp: buildStamp, Devices: p.Devices, Network: p.Network}
+func (p *Policy) spec() confine.Spec {
+	s := confine.Spec{Stamp: confine.BuildStamp(), Devices: p.Devices, Network: p.Network}
 	if (len(p.Protected) > 0 || len(p.DenyRead) > 0) && p.mountNS() {
 		s.Namespace = true
 		for _, r := range p.Protected {
@@ -65,7 +35,7 @@ func (p *Policy) spec() spec {
 	for _, r := range p.Roots {
 		s.Write = append(s.Write, r.Path)
 		if r.tool != "" {
-			s.Create = append(s.Create, cacheDir{Path: r.Path, Tool: r.tool})
+			s.Create = append(s.Create, confine.CacheDir{Path: r.Path, Tool: r.tool})
 		}
 	}
 	return s
@@ -76,7 +46,7 @@ func (p *Policy) spec() spec {
 // starts the proxy (the first time) and points the command at it. It
 // fails, and the command must not run, when the allow-list cannot be
 // enforced or its proxy cannot start.
-func (p *Policy) commandSpec() (spec, []string, error) {
+func (p *Policy) commandSpec() (confine.Spec, []string, error) {
 	sp := p.spec()
 	if p.NetAllow == nil {
 		return sp, nil, nil
@@ -207,12 +177,16 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 // mount namespace when sp mounts anything. Every way of starting the
 // helper goes through here, so none can forget the namespace (whose
 // mounts would otherwise land in pi's own).
-func helperCommand(exe string, sp spec, argv ...string) (*exec.Cmd, error) {
+func helperCommand(exe string, sp confine.Spec, argv ...string) (*exec.Cmd, error) {
 	if sp.Namespace {
 		sp.HostMountNS = hostMountNS()
 	}
 	if sp.NetNS {
 		sp.HostNetNS = hostNetNS()
+	}
+	var err error
+	if sp.Filter, err = compiledFilter(netModeOf(sp)); err != nil {
+		return nil, fmt.Errorf("sandbox: cannot build the seccomp filter, not running the command: %w", err)
 	}
 	js, err := json.Marshal(sp)
 	if err != nil {

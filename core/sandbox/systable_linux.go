@@ -57,11 +57,3 @@ func sysTableFor(goarch string) (*sysTable, error) {
 
 // nativeSysTable is the table of the architecture pi runs on.
 func nativeSysTable() (*sysTable, error) { return sysTableFor(runtime.GOARCH) }
-
-// seccompSupported reports whether this kernel has seccomp filters: the
-// strict mode takes no flags, so asking for it with one fails with EINVAL
-// where the system call exists (and with ENOSYS or EPERM where not).
-func seccompSupported() bool {
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_STRICT, 1, 0)
-	return errno == unix.EINVAL
-}

@@ -5,6 +5,8 @@ import (
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 // The filter's system-call numbers are pi's own (the library's tables cost
@@ -42,7 +44,7 @@ func TestSysTablesMatchSeccompLibrary(t *testing.T) {
 	if _, err := sysTableFor("mips"); err == nil {
 		t.Error("a table for an architecture pi has no numbers for")
 	}
-	if seccompSupported() != seccomp.Supported() {
-		t.Errorf("seccompSupported() = %v, the library says %v", seccompSupported(), seccomp.Supported())
+	if confine.SeccompSupported() != seccomp.Supported() {
+		t.Errorf("confine.SeccompSupported() = %v, the library says %v", confine.SeccompSupported(), seccomp.Supported())
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"encoding/json"
@@ -16,12 +16,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RunHelper is the body of pi's hidden helper command. args are the
+// Run is the body of pi's hidden helper command. args are the
 // arguments after [HelperArg]: SPEC -- PROGRAM ARGS... It confines the
 // process (no_new_privs, Landlock, and for network off a seccomp filter)
 // and executes PROGRAM; it returns only on failure, with exit status 126
 // after telling stderr why. It never runs PROGRAM unconfined.
-func RunHelper(args []string, stderr io.Writer) int {
+func Run(args []string, stderr io.Writer) int {
 	if err := helper(args); err != nil {
 		fmt.Fprintf(stderr, "pi sandbox: %v\n", err)
 		return 126
@@ -33,7 +33,7 @@ func helper(args []string) error {
 	if len(args) < 3 || args[1] != "--" {
 		return errors.New("usage: pi " + HelperArg + " SPEC -- PROGRAM [ARGS...]")
 	}
-	var s spec
+	var s Spec
 	dec := json.NewDecoder(strings.NewReader(args[0]))
 	dec.DisallowUnknownFields() // a rule this helper does not know must not be dropped
 	if err := dec.Decode(&s); err != nil {
@@ -41,6 +41,10 @@ func helper(args []string) error {
 	}
 	if s.Stamp != buildStamp {
 		return fmt.Errorf("the policy comes from a pi built apart from this helper (stamp %q, the helper's %q): rebuild both with make build", s.Stamp, buildStamp)
+	}
+	filter, err := decodeFilter(s.Filter)
+	if err != nil {
+		return fmt.Errorf("bad policy: %w", err)
 	}
 	argv := args[2:]
 	prog, err := exec.LookPath(argv[0])
@@ -54,7 +58,7 @@ func helper(args []string) error {
 		if _, err := os.Stat(d.Path); err == nil {
 			continue
 		}
-		if _, err := exec.LookPath(d.Tool); err == nil || d.Tool == alwaysCreate {
+		if _, err := exec.LookPath(d.Tool); err == nil || d.Tool == AlwaysCreate {
 			_ = os.MkdirAll(d.Path, 0o755)
 		}
 	}
@@ -74,7 +78,7 @@ func helper(args []string) error {
 	if err := dropTerminal(); err != nil {
 		return fmt.Errorf("cannot detach the command from the terminal, not running it: %w", err)
 	}
-	if err := confine(s); err != nil {
+	if err := restrict(s, filter); err != nil {
 		return fmt.Errorf("cannot confine the command, not running it: %w", err)
 	}
 	return syscall.Exec(prog, argv, os.Environ())
@@ -103,13 +107,13 @@ func dropTerminal() error {
 	return nil
 }
 
-// confine restricts the calling OS thread only, which then executes the
+// restrict restricts the calling OS thread only, which then executes the
 // command: execve keeps the executing thread's no_new_privs, Landlock
 // domain and seccomp filters, and ends every other thread. Restricting
 // all threads (what Config.Restrict does) would signal each of the Go
 // runtime's threads and wait for them, which costs milliseconds per call
 // on a loaded machine and buys nothing here.
-func confine(s spec) error {
+func restrict(s Spec, filter []unix.SockFilter) error {
 	runtime.LockOSThread() // never unlocked: the thread execs
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
@@ -121,25 +125,22 @@ func confine(s spec) error {
 	// V5 is the newest ABI whose rights pi means to handle (file system,
 	// TCP, device ioctl); BestEffort drops what older kernels lack.
 	cfg := landlock.V5.BestEffort()
-	mode := netOff
 	switch {
 	case s.Network:
 		// Handle file-system rights only, so TCP stays open.
 		cfg = landlock.Config{HandledAccessFS: landlock.V5.HandledAccessFS}.BestEffort()
-		mode = netOn
 	case s.ProxyPort != 0:
 		// Allow-list mode: TCP connect to the proxy's port only, no TCP
 		// bind. Only an ABI that handles TCP does this; BestEffort would
 		// quietly drop the TCP rights on an older kernel, so check first.
 		v, err := llsys.LandlockGetABIVersion()
-		if err != nil || v < netAllowMinABI {
-			return fmt.Errorf("landlock: the network allow-list needs ABI %d, this kernel has %d", netAllowMinABI, v)
+		if err != nil || v < NetAllowMinABI {
+			return fmt.Errorf("landlock: the network allow-list needs ABI %d, this kernel has %d", NetAllowMinABI, v)
 		}
 		if s.ProxyPort < 1 || s.ProxyPort > 65535 {
 			return fmt.Errorf("bad proxy port %d", s.ProxyPort)
 		}
 		rules = append(rules, landlock.ConnectTCP(uint16(s.ProxyPort)))
-		mode = netProxyOnly
 	}
 	// Without network rules, a config that handles TCP (ABI 4+) refuses
 	// every TCP bind and connect: a second line behind seccomp.
@@ -157,7 +158,7 @@ func confine(s spec) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if err := installFilter(mode); err != nil {
+	if err := installFilter(filter); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil

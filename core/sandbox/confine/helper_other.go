@@ -1,15 +1,15 @@
 //go:build !linux
 
-package sandbox
+package confine
 
 import (
 	"fmt"
 	"io"
 )
 
-// RunHelper is the body of pi's hidden helper command; confinement is
+// Run is the body of pi's hidden helper command; confinement is
 // implemented on Linux only, so elsewhere it refuses (exit status 126).
-func RunHelper(args []string, stderr io.Writer) int {
+func Run(args []string, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "pi sandbox: command confinement is implemented on Linux only")
 	return 126
 }
