@@ -41,7 +41,8 @@
 #   bash      a sandboxed bash call's own cost: sessions of 10 turns that each
 #             run `true` in bash against the same sessions reading a small
 #             file instead, per call; and pi's confining helper on its own
-#             (`pi __sandbox-exec SPEC -- true` against `true`).
+#             (`pi __sandbox-exec SPEC -- true` against `true`, SPEC as
+#             `pi __sandbox-spec /tmp` prints it).
 #
 # Everything downloaded or built lives in $PI_BENCH_CACHE (default
 # <repo>/.cache/bench). PI_BIN times another pi binary instead of bin/pi.
@@ -327,7 +328,7 @@ record read "$(paired read 'Read it.')"
 # as pi itself re-executed, against `true` alone.
 helper=$(dirname "$pi")/pi-sandbox
 if [ -x "$helper" ]; then
-	spec="{\"stamp\":\"$("$helper" -stamp)\",\"write\":[\"/tmp\"],\"devices\":[\"/dev/null\"],\"network\":true}"
+	spec=$("$pi" __sandbox-spec /tmp) # writes /tmp, network on: no namespaces
 	record helper "$("$timeit" -json -n $((runs * 4)) -warmup 2 -- "$helper" __sandbox-exec "$spec" -- true ::: "$pi" __sandbox-exec "$spec" -- true ::: true)"
 else
 	say "no $helper (build with make build): the helper figures are left out"

@@ -59,6 +59,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.SpecArg { // bench/side.sh
+		if err := sandbox.PrintSpec(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "pi: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	// What commands leave running (even in a session of their own) stays
 	// pi's, and goes when pi exits. Subcommands run no model commands and
 	// may start programs meant to outlive pi (a browser to sign in).

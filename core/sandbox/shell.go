@@ -199,3 +199,25 @@ func helperCommand(exe string, sp confine.Spec, argv ...string) (*exec.Cmd, erro
 	}
 	return cmd, nil
 }
+
+// SpecArg is the hidden first argument that makes pi print, with
+// [PrintSpec], the policy its helper gets for a command that may write
+// only the directories named after it, with the network on and nothing
+// protected (so no namespaces): bench/side.sh starts the helper on its
+// own with it (pi HelperArg SPEC -- true), to time the helper alone.
+const SpecArg = "__sandbox-spec"
+
+// PrintSpec writes that policy as the helper's SPEC argument.
+func PrintSpec(write []string, w io.Writer) error {
+	sp := confine.Spec{Stamp: confine.BuildStamp(), Write: write, Devices: []string{"/dev/null"}, Network: true}
+	var err error
+	if sp.Filter, err = compiledFilter(netModeOf(sp)); err != nil {
+		return err
+	}
+	js, err := json.Marshal(sp)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", js)
+	return err
+}
