@@ -13,7 +13,7 @@ import (
 // reads the shape servers send without reflection.
 //
 // It accepts only what it can decode exactly as json.Unmarshal does and
-// reports false for anything else (a usage or error member, a duplicate or
+// reports false for anything else (an error member, a duplicate or
 // differently cased key, a \u escape, a number that is not a plain integer,
 // invalid JSON, …): the caller then decodes with json.Unmarshal, which
 // gives the same result or the error. FuzzOpenAIChunk holds the two
@@ -25,7 +25,9 @@ func decodeOpenAIChunk(data []byte, c *openAIChunk) bool {
 		switch string(key) {
 		case "choices":
 			return d.choices(c)
-		case "usage", "error":
+		case "usage":
+			return d.usage(&c.Usage)
+		case "error":
 			return false
 		}
 		return d.unknown(key, "choices", "usage", "error")
@@ -441,7 +443,7 @@ func (d *chunkDecoder) choices(c *openAIChunk) bool {
 			case "finish_reason":
 				return d.optString(&ch.FinishReason)
 			case "usage":
-				return false
+				return d.usage(&ch.Usage)
 			}
 			return d.unknown(key, "delta", "finish_reason", "usage")
 		})
@@ -493,4 +495,76 @@ func (d *chunkDecoder) toolCalls(p *[]openAIToolPart) bool {
 			return d.unknown(key, "index", "id", "function")
 		})
 	})
+}
+
+// usage reads the token counts (null: nil), which servers send in the last
+// chunk of every reply. Counts of more than 9 digits go to json.Unmarshal.
+func (d *chunkDecoder) usage(p **openAIUsage) bool {
+	if d.peek() == 'n' {
+		*p = nil
+		return d.literal("null")
+	}
+	if *p == nil {
+		*p = &openAIUsage{}
+	}
+	u := *p
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "prompt_tokens":
+			return d.plainInt(&u.PromptTokens)
+		case "completion_tokens":
+			return d.plainInt(&u.CompletionTokens)
+		case "prompt_cache_hit_tokens":
+			return d.optInt(&u.PromptCacheHitTokens)
+		case "cached_tokens":
+			return d.optInt(&u.CachedTokens)
+		case "prompt_tokens_details":
+			if d.peek() == 'n' {
+				u.PromptTokensDetails = nil
+				return d.literal("null")
+			}
+			if u.PromptTokensDetails == nil {
+				u.PromptTokensDetails = &struct {
+					CachedTokens     *int `json:"cached_tokens"`
+					CacheWriteTokens int  `json:"cache_write_tokens"`
+				}{}
+			}
+			pd := u.PromptTokensDetails
+			return d.object(func(key []byte) bool {
+				switch string(key) {
+				case "cached_tokens":
+					return d.optInt(&pd.CachedTokens)
+				case "cache_write_tokens":
+					return d.plainInt(&pd.CacheWriteTokens)
+				}
+				return d.unknown(key, "cached_tokens", "cache_write_tokens")
+			})
+		}
+		return d.unknown(key, "prompt_tokens", "completion_tokens", "prompt_cache_hit_tokens", "cached_tokens", "prompt_tokens_details")
+	})
+}
+
+// plainInt reads an integer into an int field (null leaves it as it is).
+func (d *chunkDecoder) plainInt(p *int) bool {
+	if d.peek() == 'n' {
+		return d.literal("null")
+	}
+	n, ok := d.smallInt()
+	if ok {
+		*p = n
+	}
+	return ok
+}
+
+// optInt reads an integer into an *int field (null: nil).
+func (d *chunkDecoder) optInt(p **int) bool {
+	if d.peek() == 'n' {
+		*p = nil
+		return d.literal("null")
+	}
+	n, ok := d.smallInt()
+	if ok {
+		*p = &n
+	}
+	return ok
 }

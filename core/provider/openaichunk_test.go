@@ -18,6 +18,11 @@ var typicalChunks = []string{
 	`{"choices":[{"delta":{"reasoning_content":"think","content":null},"index":0}]}`,
 	`{"choices":[]}`,
 	` {"choices" : [ { "delta" : { "content" : "a" } } ] } `,
+	`{"choices":[],"id":"chatcmpl-scripted","model":"scripted","object":"chat.completion.chunk","usage":{"completion_tokens":10,"prompt_tokens":100,"total_tokens":110}}`,
+	`{"id":"c1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":8,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`,
+	`{"choices":[{"delta":{},"finish_reason":"stop","usage":{"prompt_tokens":5,"cached_tokens":2}}],"usage":null}`,
+	`{"choices":[],"usage":{"prompt_tokens":7,"prompt_cache_hit_tokens":4,"prompt_cache_miss_tokens":3,"prompt_tokens_details":{"cached_tokens":null,"cache_write_tokens":2}}}`,
+	`{"choices":[],"usage":{"prompt_tokens":null,"completion_tokens":-0,"prompt_tokens_details":null}}`,
 }
 
 func TestOpenAIChunkFastPath(t *testing.T) {
@@ -51,8 +56,12 @@ func TestOpenAIChunkFastPath(t *testing.T) {
 	}
 	// What the fast path leaves to json.Unmarshal.
 	for _, in := range []string{
-		`{"choices":[],"usage":{"prompt_tokens":1}}`,
 		`{"error":{"message":"x"}}`,
+		`{"choices":[],"usage":{"prompt_tokens":1.0}}`,
+		`{"choices":[],"usage":{"prompt_tokens":1234567890}}`,
+		`{"choices":[],"usage":{"Prompt_Tokens":1}}`,
+		`{"choices":[],"usage":{"prompt_tokens_details":{"Cached_Tokens":1}}}`,
+		`{"choices":[],"usage":[]}`,
 		`{"Choices":[]}`,
 		`{"choices":[{"delta":{"content":"\u00e9"}}]}`,
 		`{"choices":[{"delta":{"content":"a"}}],"choices":[]}`,
@@ -101,6 +110,7 @@ func FuzzOpenAIChunk(f *testing.F) {
 	}
 	f.Add([]byte(`{"choices":[{"delta":{"tool_calls":[{"index":-0,"id":null,"function":null}]}}]}`))
 	f.Add([]byte(`{"choices":null,"x":[1,-2.5e+3,true,false,null,{"a":"b"}]}`))
+	f.Add([]byte(`{"choices":[{"usage":{"cached_tokens":1}}],"usage":{"prompt_tokens":1,"prompt_tokens_details":{"cached_tokens":2,"cache_write_tokens":null}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast openAIChunk
 		if !decodeOpenAIChunk(data, &fast) {
