@@ -238,3 +238,37 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// appendRequestEntry appends the record of a model request (one per turn)
+// as Entry.MarshalJSON's encoding/json path writes it: the same fields wire
+// takes for it, in the same order. TestRequestEntryJSON and
+// FuzzRequestEntryJSON hold the two to the same bytes.
+func appendRequestEntry(b []byte, e Entry) ([]byte, bool) {
+	if e.Type != TypeRequest {
+		return b, false
+	}
+	b = append(b, `{"type":"custom"`...)
+	if e.ID != "" {
+		b = append(b, `,"id":`...)
+		b = appendString(b, e.ID)
+	}
+	switch {
+	case e.ParentID != "":
+		b = append(b, `,"parentId":`...)
+		b = appendString(b, e.ParentID)
+	case e.ID != "":
+		b = append(b, `,"parentId":null`...)
+	}
+	b = appendField(b, "timestamp", e.Time)
+	b = append(b, `,"customType":`...)
+	b = appendString(b, customTypes[e.Type])
+	b = append(b, `,"data":{`...)
+	n := len(b)
+	b = appendField(b, "route", e.Route)
+	b = appendField(b, "api", e.API)
+	b = appendField(b, "forced", e.Forced)
+	if len(b) > n {
+		b = append(b[:n], b[n+1:]...) // the first member's comma
+	}
+	return append(b, "}}"...), true
+}

@@ -94,3 +94,46 @@ func FuzzMessageEntryJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestRequestEntryJSON(t *testing.T) {
+	for i, e := range []Entry{
+		{Type: TypeRequest, ID: "7f487138", ParentID: "5f8f1906", Time: "2026-12-01T21:41:03.406Z", Route: "mock/mock-1", API: "openai-completions"},
+		{Type: TypeRequest, ID: "7f487138", Time: "2026-12-01T21:41:03.406Z", Route: "anthropic/claude", API: "anthropic-messages", Forced: "team-section"},
+		{Type: TypeRequest, ID: "01", ParentID: "02"},
+		{Type: TypeRequest, Forced: "only"},
+		{Type: TypeRequest, ID: "<&>"},
+		{Type: TypeRequest, ID: "a\"b", ParentID: "<p>&", Route: "r\x01\u2028\xff", API: "é\\"},
+	} {
+		got, ok := appendRequestEntry(nil, e)
+		if !ok {
+			t.Fatalf("entry %d: not written by appendRequestEntry", i)
+		}
+		want, err := e.marshalReflect()
+		if err != nil {
+			t.Fatalf("entry %d: %v", i, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("entry %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	if _, ok := appendRequestEntry(nil, Entry{Type: TypeModelChange, Provider: "p"}); ok {
+		t.Error("a model change was written as a request")
+	}
+}
+
+// FuzzRequestEntryJSON holds appendRequestEntry to encoding/json.
+func FuzzRequestEntryJSON(f *testing.F) {
+	f.Add("7f487138", "5f8f1906", "2026-12-01T21:41:03.406Z", "mock/mock-1", "openai-completions", "")
+	f.Add("", "", "", "", "", "x")
+	f.Fuzz(func(t *testing.T, id, parent, ts, route, api, forced string) {
+		e := Entry{Type: TypeRequest, ID: id, ParentID: parent, Time: ts, Route: route, API: api, Forced: forced}
+		got, _ := appendRequestEntry(nil, e)
+		want, err := e.marshalReflect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	})
+}

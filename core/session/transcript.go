@@ -608,6 +608,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if b, ok := appendMessageEntry(nil, e); ok {
 		return b, nil
 	}
+	if b, ok := appendRequestEntry(nil, e); ok {
+		return b, nil
+	}
 	return e.marshalReflect()
 }
 
@@ -626,7 +629,9 @@ func (e Entry) marshalReflect() ([]byte, error) {
 	if e.ID != "" && e.ParentID == "" {
 		// A root entry says parentId: null, as the established harness
 		// writes it; omitempty cannot express that.
-		out = bytes.Replace(out, []byte(`,"id":`+jsonString(e.ID)), []byte(`,"id":`+jsonString(e.ID)+`,"parentId":null`), 1)
+		// The id as the encoder above wrote it (no HTML escapes).
+		id := appendString(nil, e.ID)
+		out = bytes.Replace(out, append([]byte(`,"id":`), id...), append(append([]byte(`,"id":`), id...), `,"parentId":null`...), 1)
 	}
 	return out, nil
 }
