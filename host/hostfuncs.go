@@ -46,7 +46,10 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
 	b := rt.NewHostModuleBuilder(abi.HostModule)
 	def := func(name string, f api.GoModuleFunc, params, results []api.ValueType) {
-		b.NewFunctionBuilder().WithGoModuleFunction(f, params, results).Export(name)
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			e.countHostCall()
+			f(ctx, m, s)
+		}), params, results).Export(name)
 	}
 	def(abi.HostFetch, func(_ context.Context, m api.Module, s []uint64) {
 		s[0] = api.EncodeI64(e.fetch(m.Memory(), uint32(s[0]), uint32(s[1]), uint32(s[2]), uint32(s[3])))
@@ -101,6 +104,14 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 	}
 	_, err := b.Instantiate(ctx)
 	return err
+}
+
+// countHostCall notes a host function called by the instance in use (a
+// start that calls one is not snapshotted).
+func (e *Extension) countHostCall() {
+	if e.live != nil {
+		e.live.hostCalls++
+	}
 }
 
 // kernel returns the Extism kernel of the instance in use, or nil.

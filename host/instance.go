@@ -6,6 +6,7 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -28,6 +29,13 @@ type instance struct {
 	stderr *headBuffer
 	// logLines counts log lines outside calls (instantiation, warm-up).
 	logLines int
+	// hostCalls counts calls to pi's and Extism's host functions (not
+	// WASI's): a start that made one is not snapshotted.
+	hostCalls int
+	// The fake clock and random source of a guest without those grants,
+	// kept to save and restore their state with a snapshot.
+	clock *fakeClock
+	rand  *detRand
 
 	// Functions resolved once: wazero allocates a call stack for every
 	// ExportedFunction lookup.
@@ -95,11 +103,40 @@ const fixedWalltime = 978307200
 
 // newInstance instantiates the compiled module with the granted
 // capabilities and runs the guest runtime's initializer (_initialize of a
-// WASI reactor, such as a Go c-shared module, or __wasm_call_ctors). It
-// does not call pi_abi_version.
+// WASI reactor, such as a Go c-shared module, or __wasm_call_ctors), or
+// restores the state that initializer left from a snapshot (see
+// snapshot.go). It does not call pi_abi_version.
 func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
+	path := e.snapshotPath()
+	if path == "" {
+		return e.startInstance(ctx, nil, nil)
+	}
+	snap, err := loadSnapshot(path, uint64(e.limits.MemoryMiB)<<20)
+	if err == nil {
+		inst, err := e.startInstance(ctx, snap, nil)
+		if err == nil {
+			return inst, nil
+		}
+		if ctx.Err() != nil || e.rt.base.Err() != nil {
+			return nil, err
+		}
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A damaged snapshot costs this start its speed-up, nothing else;
+		// the fresh start below writes a good one in its place.
+		e.rt.log(e.Name(), "warn", snapshotDiag(path, err))
+	}
+	return e.startInstance(ctx, nil, &snapshotWatch{path: path})
+}
+
+// startInstance instantiates the module: restored from snap when it is
+// not nil, else started afresh, its state saved to w.path afterwards when
+// w is not nil and the start was reproducible.
+func (e *Extension) startInstance(ctx context.Context, snap *snapshot, w *snapshotWatch) (*instance, error) {
 	inst := &instance{stderr: &headBuffer{max: 8 << 10}, fns: map[string]api.Function{}}
 	inst.k = newKernel(e.limits.MemoryMiB << 20)
+	inst.clock = &fakeClock{}
+	inst.rand = &detRand{state: 0x9e3779b97f4a7c15}
 	// An empty name lets an old instance and its replacement coexist in
 	// the extension's runtime; start functions are run below, under the
 	// initialization deadline.
@@ -107,12 +144,13 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 	if e.caps.Clock {
 		mc = mc.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	} else {
-		mc = mc.WithWalltime(func() (int64, int32) { return fixedWalltime, 0 }, 1)
+		mc = mc.WithWalltime(func() (int64, int32) { return fixedWalltime, 0 }, 1).
+			WithNanotime(inst.clock.nanotime, 1)
 	}
 	if e.caps.Random {
 		mc = mc.WithRandSource(crand.Reader)
 	} else {
-		mc = mc.WithRandSource(&detRand{state: 0x9e3779b97f4a7c15})
+		mc = mc.WithRandSource(inst.rand)
 	}
 	for _, k := range e.caps.Env {
 		if v, ok := os.LookupEnv(k); ok {
@@ -123,16 +161,36 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 	// code, bounded like any other (and stopped when pi shuts down).
 	cctx, cancel := e.rt.bound(ctx, e.initTimeout())
 	defer cancel()
+	var mapErr error
+	ictx := experimental.WithMemoryAllocator(cctx, linearMemory)
+	if snap != nil {
+		ictx = experimental.WithActiveDataSkipped(experimental.WithMemoryAllocator(cctx, snapshotMemory(snap, &mapErr)))
+	}
 	// Host functions called while the module starts see this instance.
 	prev := e.live
 	e.live = inst
-	mod, err := e.wrt.InstantiateModule(experimental.WithMemoryAllocator(cctx, linearMemory), e.compiled, mc)
+	mod, err := e.wrt.InstantiateModule(ictx, e.compiled, mc)
 	if err != nil {
 		e.live = prev
 		_, cerr := classify(cctx, err, inst.stderr.String(), e.initTimeout())
 		return nil, fmt.Errorf("instantiate: %w", cerr)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
+	if snap != nil {
+		err := mapErr
+		if err == nil {
+			err = inst.restore(snap)
+		}
+		if err != nil {
+			e.live = prev
+			mod.Close(ctx)
+			return nil, fmt.Errorf("restoring the snapshot: %w", err)
+		}
+		return inst, nil
+	}
+	if w != nil {
+		w.tables = experimental.TableReferences(mod)
+	}
 	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {
 		if inst.fn(name) == nil {
 			continue
@@ -150,6 +208,14 @@ func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
 		}
 		icancel()
 		break
+	}
+	if w != nil {
+		if state, ok := inst.capture(w); ok {
+			buf, _ := inst.mem.Read(0, inst.mem.Size())
+			if err := writeSnapshot(w.path, buf, state); err != nil {
+				e.rt.log(e.Name(), "debug", "snapshot not saved: "+err.Error())
+			}
+		}
 	}
 	return inst, nil
 }

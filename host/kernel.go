@@ -179,6 +179,7 @@ func (e *Extension) defineKernel(ctx context.Context, rt wazero.Runtime) error {
 	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
 	def := func(name string, params, results []api.ValueType, f func(k *kernel, stack []uint64)) {
 		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+			e.countHostCall()
 			k := e.kernel()
 			if k == nil {
 				panic(errors.New("no Extism kernel outside a call"))
@@ -279,6 +280,7 @@ func (e *Extension) defineKernel(ctx context.Context, rt wazero.Runtime) error {
 		})
 	}
 	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, s []uint64) {
+		e.countHostCall()
 		k := e.kernel()
 		if k == nil {
 			panic(errors.New("no Extism kernel outside a call"))

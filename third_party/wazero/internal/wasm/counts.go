@@ -44,7 +44,7 @@ func (m *Module) SectionElementCount(sectionID SectionID) uint32 { // element as
 	case SectionIDCode:
 		return uint32(len(m.CodeSection))
 	case SectionIDData:
-		return uint32(len(m.DataSection))
+		return m.DataCount() // PI-PATCH
 	case SectionIDTag:
 		return uint32(len(m.TagSection))
 	default:

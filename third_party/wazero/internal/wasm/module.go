@@ -155,6 +155,11 @@ type Module struct {
 	// Note: In the Binary Format, this is SectionIDData.
 	DataSection []DataSegment
 
+	// LazyData, when set, holds the data section undecoded (PI-PATCH: a
+	// module decoded for a compilation-cache hit); DataSection is empty
+	// until EnsureData decodes it.
+	LazyData *LazyData
+
 	// NameSection is set when the SectionIDCustom "name" was successfully decoded from the binary format.
 	//
 	// Note: This is the only SectionIDCustom defined in the WebAssembly 1.0 (20191205) Binary Format.
@@ -581,6 +586,11 @@ func (m *Module) funcDesc(sectionID SectionID, sectionIndex Index) string {
 
 func (m *Module) validateMemory(memory *Memory, globals []GlobalType, _ api.CoreFeatures) error {
 	var activeElementCount int
+	if m.LazyData != nil {
+		// PI-PATCH: a compilation-cache hit; the data section was
+		// validated with the rest of these bytes when they were compiled.
+		return nil
+	}
 	for i := range m.DataSection {
 		d := &m.DataSection[i]
 		if !d.IsPassive() {
@@ -711,9 +721,9 @@ func (m *Module) validateConstExpression(globals []GlobalType, numFuncs uint32, 
 }
 
 func (m *Module) validateDataCountSection() (err error) {
-	if m.DataCountSection != nil && int(*m.DataCountSection) != len(m.DataSection) {
+	if m.DataCountSection != nil && *m.DataCountSection != m.DataCount() { // PI-PATCH
 		err = fmt.Errorf("data count section (%d) doesn't match the length of data section (%d)",
-			*m.DataCountSection, len(m.DataSection))
+			*m.DataCountSection, m.DataCount())
 	}
 	return
 }

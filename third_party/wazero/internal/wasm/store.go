@@ -269,7 +269,16 @@ func (m *ModuleInstance) validateData(data []DataSegment) (err error) {
 // applyData uses the given data segments and mutate the memory according to the initial contents on it
 // and populate the `DataInstances`. This is called after all the validation phase passes and out of
 // bounds memory access error here is not a validation error, but rather a runtime error.
-func (m *ModuleInstance) applyData(data []DataSegment) error {
+func (m *ModuleInstance) applyData(module *Module, skipActive bool) error {
+	// PI-PATCH: with skipActive (a restored instance) the memory already
+	// holds the active segments, which the spec drops once applied; the
+	// module has no passive ones (experimental.WithActiveDataSkipped), so
+	// every data instance is empty and the section need not be decoded.
+	if skipActive {
+		m.DataInstances = make([][]byte, module.DataCount())
+		return nil
+	}
+	data := module.DataSection
 	m.DataInstances = make([][]byte, len(data))
 	for i := range data {
 		d := &data[i]
@@ -386,7 +395,16 @@ func (s *Store) instantiate(
 	// As of reference types proposal, data segment validation must happen after instantiation,
 	// and the side effect must persist even if there's out of bounds error after instantiation.
 	// https://github.com/WebAssembly/spec/blob/d39195773112a22b245ffbe864bab6d1182ccb06/test/core/linking.wast#L395-L405
-	if !s.EnabledFeatures.IsEnabled(api.CoreFeatureReferenceTypes) {
+	// PI-PATCH: a restored instance's memory already holds its data; other
+	// instances need the data section decoded.
+	skipActive, _ := ctx.Value(expctxkeys.ActiveDataSkippedKey{}).(bool)
+	if !skipActive {
+		if err = module.EnsureData(); err != nil {
+			return nil, err
+		}
+	}
+
+	if !s.EnabledFeatures.IsEnabled(api.CoreFeatureReferenceTypes) && !skipActive {
 		if err = m.validateData(module.DataSection); err != nil {
 			return nil, err
 		}
@@ -396,7 +414,7 @@ func (s *Store) instantiate(
 	m.buildElementInstances(module.ElementSection)
 
 	// Now all the validation passes, we are safe to mutate memory instances (possibly imported ones).
-	if err = m.applyData(module.DataSection); err != nil {
+	if err = m.applyData(module, skipActive); err != nil {
 		return nil, err
 	}
 

@@ -289,7 +289,7 @@ func newCompiler(enabledFeatures api.CoreFeatures, callFrameStackSizeInUint64 in
 	}
 
 	hasTable, hasDataInstances, hasElementInstances := len(tables) > 0,
-		len(module.DataSection) > 0, len(module.ElementSection) > 0
+		module.DataCount() > 0, len(module.ElementSection) > 0 // PI-PATCH
 
 	var mt memoryType
 	switch {

@@ -171,7 +171,11 @@ func decodeModule(
 				m.CodeSection, err = decodeCodeSection(r)
 			}
 		case wasm.SectionIDData:
-			m.DataSection, err = decodeDataSection(r, enabledFeatures, sectionSize)
+			if skipBodies { // PI-PATCH: see wasm.LazyData
+				m.LazyData, err = lazyDataSection(r, enabledFeatures, sectionSize)
+			} else {
+				m.DataSection, err = decodeDataSection(r, enabledFeatures, sectionSize)
+			}
 		case wasm.SectionIDDataCount:
 			if err := enabledFeatures.RequireEnabled(api.CoreFeatureBulkMemoryOperations); err != nil {
 				return nil, fmt.Errorf("data count section not supported as %v", err)

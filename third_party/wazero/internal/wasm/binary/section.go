@@ -298,6 +298,33 @@ func decodeDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures, size u
 	if _, err := io.ReadFull(r, sec); err != nil {
 		return nil, err
 	}
+	return decodeDataSectionBytes(sec, enabledFeatures)
+}
+
+// lazyDataSection copies the data section of size bytes and reads only
+// its segment count; the segments are decoded when an instantiation needs
+// them (PI-PATCH, see wasm.LazyData).
+func lazyDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures, size uint32) (*wasm.LazyData, error) {
+	if int64(size) > int64(r.Len()) {
+		return nil, fmt.Errorf("section of %d bytes: %w", size, io.ErrUnexpectedEOF)
+	}
+	sec := make([]byte, size)
+	if _, err := io.ReadFull(r, sec); err != nil {
+		return nil, err
+	}
+	vs, _, err := leb128.DecodeUint32(bytes.NewReader(sec))
+	if err != nil {
+		return nil, fmt.Errorf("get size of vector: %w", err)
+	}
+	return &wasm.LazyData{Count: vs, Decode: func() ([]wasm.DataSegment, error) {
+		return decodeDataSectionBytes(sec, enabledFeatures)
+	}}, nil
+}
+
+// decodeDataSectionBytes decodes a data section's content, sec, which the
+// segments then refer to.
+func decodeDataSectionBytes(sec []byte, enabledFeatures api.CoreFeatures) ([]wasm.DataSegment, error) {
+	size := len(sec)
 	sr := bytes.NewReader(sec)
 	vs, _, err := leb128.DecodeUint32(sr)
 	if err != nil {
