@@ -2,7 +2,6 @@ package abi
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -177,9 +176,27 @@ func (w *objWriter) num(k string, v float64) {
 	var err error
 	w.b, err = appendFloat(w.b, v)
 	if err != nil && w.err == nil {
-		w.err = fmt.Errorf("%s: %w", k, err)
+		w.err = &fieldErr{field: k, err: err}
 	}
 }
+
+// fieldErr names the field an encoding error is in. It stands for
+// fmt.Errorf("%s: %w"), which would link fmt (and through it reflect and
+// os) into every guest.
+type fieldErr struct {
+	field string
+	err   error
+	dot   bool // "ops[1].order: …" rather than "ops[1]: order: …"
+}
+
+func (e *fieldErr) Error() string {
+	if e.dot {
+		return e.field + "." + e.err.Error()
+	}
+	return e.field + ": " + e.err.Error()
+}
+
+func (e *fieldErr) Unwrap() error { return e.err }
 
 func (w *objWriter) done() ([]byte, error) {
 	if w.n == 0 {
@@ -223,7 +240,7 @@ func appendOps(w *objWriter, ops []Op) {
 		var err error
 		w.b, err = op.AppendJSON(w.b)
 		if err != nil && w.err == nil {
-			w.err = fmt.Errorf("ops[%d].%w", i, err)
+			w.err = &fieldErr{field: "ops[" + strconv.Itoa(i) + "]", err: err, dot: true}
 		}
 	}
 	w.b = append(w.b, ']')
@@ -326,9 +343,9 @@ type decoder struct {
 	err error
 }
 
-func (d *decoder) fail(format string, args ...any) {
+func (d *decoder) fail(msg string) {
 	if d.err == nil {
-		d.err = fmt.Errorf("json at offset %d: %s", d.i, fmt.Sprintf(format, args...))
+		d.err = errors.New("json at offset " + strconv.Itoa(d.i) + ": " + msg)
 	}
 	d.i = len(d.b)
 }
@@ -605,13 +622,25 @@ func (d *decoder) boolean() bool {
 	return false
 }
 
+// integer reads an integer the way encoding/json decodes one into an int:
+// a number with a fraction or an exponent (1.0, 1e3) is refused.
 func (d *decoder) integer() int {
-	f := d.num()
-	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	d.ws()
+	if v, n, ok := smallInt(d.b[d.i:]); ok {
+		d.i += n
+		return int(v)
+	}
+	start := d.i
+	if d.num(); d.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(string(d.b[start:d.i]), 10, 64)
+	if err != nil {
+		d.i = start
 		d.fail("expected integer")
 		return 0
 	}
-	return int(f)
+	return int(v)
 }
 
 // Objects and arrays are read with iterators rather than callbacks: inside

@@ -70,17 +70,3 @@ func (r SessionBeforeCompactResult) Check() error {
 	}
 	return nil
 }
-
-// DecodeJSON decodes the event. This hook runs once per compaction, so
-// encoding/json's cost (tens of microseconds in a guest) does not matter
-// here, unlike the per-call hooks' hand-written decoders.
-func (ev *SessionBeforeCompactEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// AppendJSON encodes the result (encoding/json: see DecodeJSON).
-func (r SessionBeforeCompactResult) AppendJSON(b []byte) ([]byte, error) {
-	out, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, out...), nil
-}

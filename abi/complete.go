@@ -1,7 +1,5 @@
 package abi
 
-import "encoding/json"
-
 // ExportCommandComplete is the export that completes a command's argument
 // while the person types it (the established harness's
 // getArgumentCompletions). pi calls it only for commands whose manifest
@@ -31,12 +29,3 @@ type CommandCompleteResult struct {
 
 // MaxCompletions bounds the items pi shows from one answer.
 const MaxCompletions = 50
-
-// Completion happens at most once per key press, so encoding/json's cost
-// does not matter here.
-
-// DecodeJSON decodes the event.
-func (ev *CommandCompleteEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// AppendJSON encodes the result.
-func (r CommandCompleteResult) AppendJSON(b []byte) ([]byte, error) { return appendMarshal(b, r) }

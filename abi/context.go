@@ -45,16 +45,3 @@ func (r ContextResult) Check() error {
 	}
 	return nil
 }
-
-// DecodeJSON decodes the event (encoding/json: the hook is opted into,
-// and the conversation's size, not the decoder, is its cost).
-func (ev *ContextEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// AppendJSON encodes the result.
-func (r ContextResult) AppendJSON(b []byte) ([]byte, error) {
-	out, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, out...), nil
-}

@@ -40,15 +40,3 @@ func (r BeforeProviderRequestResult) Check() error {
 	}
 	return nil
 }
-
-// DecodeJSON decodes the event.
-func (ev *BeforeProviderRequestEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// AppendJSON encodes the result.
-func (r BeforeProviderRequestResult) AppendJSON(b []byte) ([]byte, error) {
-	out, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, out...), nil
-}

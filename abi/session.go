@@ -1,9 +1,6 @@
 package abi
 
-import (
-	"encoding/json"
-	"errors"
-)
+import "errors"
 
 // The session life-cycle hooks, named and carrying what the established
 // harness's events carry. session_start and session_shutdown only observe;
@@ -104,33 +101,4 @@ func (ev SessionBeforeForkEvent) Check() error {
 		return errors.New(`a fork's position is "before" or "at"`)
 	}
 	return nil
-}
-
-// These hooks run once per session change, so encoding/json's cost does
-// not matter (see SessionBeforeCompactEvent.DecodeJSON).
-
-// DecodeJSON decodes the event.
-func (ev *SessionStartEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// DecodeJSON decodes the event.
-func (ev *SessionShutdownEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// DecodeJSON decodes the event.
-func (ev *SessionBeforeSwitchEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// DecodeJSON decodes the event.
-func (ev *SessionBeforeForkEvent) DecodeJSON(b []byte) error { return json.Unmarshal(b, ev) }
-
-// AppendJSON encodes the result.
-func (r SessionCancelResult) AppendJSON(b []byte) ([]byte, error) { return appendMarshal(b, r) }
-
-// AppendJSON encodes the result.
-func (r SessionBeforeForkResult) AppendJSON(b []byte) ([]byte, error) { return appendMarshal(b, r) }
-
-func appendMarshal(b []byte, v any) ([]byte, error) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, out...), nil
 }

@@ -1,7 +1,8 @@
 package sdk
 
 import (
-	"fmt"
+	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/piwasm/pi/abi"
@@ -38,7 +39,7 @@ var completers = map[string]func(ev *abi.CommandCompleteEvent) ([]abi.Completion
 func handleCommandComplete(ev *abi.CommandCompleteEvent) (abi.JSONAppender, error) {
 	h, ok := completers[ev.Name]
 	if !ok {
-		return nil, fmt.Errorf("no completer for command %q", ev.Name)
+		return nil, errors.New("no completer for command " + strconv.Quote(ev.Name))
 	}
 	items, err := h(ev)
 	return abi.CommandCompleteResult{Items: items}, err

@@ -3,7 +3,7 @@
 package sdk
 
 import (
-	"fmt"
+	"errors"
 	"runtime"
 	"unsafe"
 )
@@ -52,7 +52,7 @@ func receive(call func(dst, dstCap uint32) int64) ([]byte, error) {
 		}
 		scratch = make([]byte, n)
 	}
-	return nil, fmt.Errorf("value keeps growing")
+	return nil, errors.New("value keeps growing")
 }
 
 func releaseScratch() {
@@ -87,7 +87,7 @@ func receiveNew(call func(dst, dstCap uint32) int64) ([]byte, error) {
 		}
 		n = m // the value changed size between the calls
 	}
-	return nil, fmt.Errorf("value keeps changing size")
+	return nil, errors.New("value keeps changing size")
 }
 
 // Fetch returns the value the host holds for key for the current call:
@@ -118,7 +118,7 @@ func FetchInto(dst []byte, key string) ([]byte, error) {
 		}
 		dst = make([]byte, n)
 	}
-	return dst[:0], fmt.Errorf("value keeps growing")
+	return dst[:0], errors.New("value keeps growing")
 }
 
 // ReadFile reads a file of the project through the host. path is relative
@@ -131,7 +131,7 @@ func ReadFile(path string) ([]byte, error) {
 	b, err := receiveNew(func(dst, dstCap uint32) int64 { return piReadFile(pp, pl, dst, dstCap) })
 	runtime.KeepAlive(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, wrap("read "+path, err)
 	}
 	return b, nil
 }

@@ -2,10 +2,11 @@ package sdk
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"path"
 	"runtime"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/piwasm/pi/abi"
@@ -75,7 +76,7 @@ func Config(v any) error {
 	if configRaw == nil {
 		b, err := Fetch(abi.KeyConfig)
 		if err != nil {
-			return fmt.Errorf("config: %w", err)
+			return wrap("config", err)
 		}
 		configRaw = b
 	}
@@ -85,7 +86,7 @@ func Config(v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(configRaw, v); err != nil {
-		return fmt.Errorf("config: %w", err)
+		return wrap("config", err)
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func Skills() (string, error) { return fetchString(abi.KeySkills) }
 func ContextFile(path string) (string, error) {
 	s, err := fetchString(abi.KeyContextPrefix + path)
 	if err != nil {
-		return "", fmt.Errorf("context file %s: %w", path, err)
+		return "", wrap("context file "+path, err)
 	}
 	return s, nil
 }
@@ -144,7 +145,7 @@ func Text(s abi.Section) (string, error) {
 func SectionText(name string) (string, error) {
 	s, err := fetchString(abi.KeySectionPrefix + name)
 	if err != nil {
-		return "", fmt.Errorf("section %s: %w", name, err)
+		return "", wrap("section "+name, err)
 	}
 	return s, nil
 }
@@ -160,9 +161,20 @@ var outBuf []byte
 
 // run is the one wrapper behind every hook export: fetch and decode the
 // event, call the handler, encode the envelope, hand it to the host, and
-// yield so that the garbage collector can run.
+// yield so that the garbage collector can run. Only this shim is generic:
+// Go stencils a generic function once per event struct (each has its own
+// GC shape), and the whole envelope instantiated for each of the ~20
+// exports was about 100 KiB of every guest's code.
 func run[T any, E event[T]](handle func(ev E) (abi.JSONAppender, error)) int32 {
-	outBuf = envelope(outBuf[:0], handle)
+	ev := E(new(T))
+	return runEvent(ev, func() (abi.JSONAppender, error) { return handle(ev) })
+}
+
+// decodable is an event as run hands it to runEvent.
+type decodable interface{ DecodeJSON([]byte) error }
+
+func runEvent(ev decodable, handle func() (abi.JSONAppender, error)) int32 {
+	outBuf = envelope(outBuf[:0], ev, handle)
 	output(outBuf)
 	if cap(outBuf) > scratchKeep {
 		outBuf = nil
@@ -172,21 +184,20 @@ func run[T any, E event[T]](handle func(ev E) (abi.JSONAppender, error)) int32 {
 	return 0
 }
 
-func envelope[T any, E event[T]](buf []byte, handle func(ev E) (abi.JSONAppender, error)) (out []byte) {
+func envelope(buf []byte, ev decodable, handle func() (abi.JSONAppender, error)) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
-			out = abi.AppendError(buf[:0], fmt.Sprintf("panic: %v%s", p, panicSite()))
+			out = abi.AppendError(buf[:0], "panic: "+panicText(p)+panicSite())
 		}
 	}()
 	raw, err := fetchInto(abi.KeyEvent)
 	if err != nil {
 		return abi.AppendError(buf, "reading event: "+err.Error())
 	}
-	ev := E(new(T))
 	if err := ev.DecodeJSON(raw); err != nil {
 		return abi.AppendError(buf, "decoding event: "+err.Error())
 	}
-	res, err := handle(ev)
+	res, err := handle()
 	if err != nil {
 		return abi.AppendError(buf, err.Error())
 	}
@@ -211,7 +222,7 @@ func panicSite() string {
 		if f.Function == "runtime.gopanic" {
 			seenPanic = true
 		} else if seenPanic && !strings.HasPrefix(f.Function, "runtime.") && f.File != "" {
-			return fmt.Sprintf(" at %s:%d in %s", path.Base(f.File), f.Line, f.Function)
+			return " at " + path.Base(f.File) + ":" + strconv.Itoa(f.Line) + " in " + f.Function
 		}
 		if !more {
 			return ""
@@ -224,7 +235,32 @@ type noEvent struct{}
 
 func (*noEvent) DecodeJSON([]byte) error { return nil }
 
-func missing(hook string) error { return fmt.Errorf("no handler registered for %s", hook) }
+// panicText is what fmt's %v prints for the usual panic values (an error,
+// a string, a Stringer, a number); other values are named by their kind
+// only, since printing them would take fmt and reflect.
+func panicText(p any) string {
+	switch v := p.(type) {
+	case error:
+		return v.Error()
+	case string:
+		return v
+	case interface{ String() string }:
+		return v.String()
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return "a value that is not an error, a string or a number"
+}
+
+func missing(hook string) error { return errors.New("no handler registered for " + hook) }
 
 func handleBeforeAgentStart(ev *abi.BeforeAgentStartEvent) (abi.JSONAppender, error) {
 	if beforeAgentStart == nil {
@@ -259,7 +295,7 @@ func handleInput(ev *abi.InputEvent) (abi.JSONAppender, error) {
 func handleCommand(ev *abi.CommandEvent) (abi.JSONAppender, error) {
 	c, ok := commands[ev.Name]
 	if !ok {
-		return nil, fmt.Errorf("unknown command %q", ev.Name)
+		return nil, errors.New("unknown command " + strconv.Quote(ev.Name))
 	}
 	res, err := c.handler(ev)
 	return res, err
@@ -270,6 +306,6 @@ func handleCommands(*noEvent) (abi.JSONAppender, error) {
 	for _, c := range commands {
 		list = append(list, c.info)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	slices.SortFunc(list, func(a, b abi.CommandInfo) int { return strings.Compare(a.Name, b.Name) })
 	return list, nil
 }

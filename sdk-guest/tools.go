@@ -2,7 +2,8 @@ package sdk
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
+	"strconv"
 
 	"github.com/piwasm/pi/abi"
 )
@@ -49,7 +50,7 @@ func Block(reason string) abi.ToolCallResult {
 func Replace(input any) (abi.ToolCallResult, error) {
 	b, err := json.Marshal(input)
 	if err != nil {
-		return abi.ToolCallResult{}, fmt.Errorf("encoding the replaced input: %w", err)
+		return abi.ToolCallResult{}, wrap("encoding the replaced input", err)
 	}
 	return abi.ToolCallResult{Input: b}, nil
 }
@@ -120,7 +121,7 @@ func handleAgentEnd(ev *abi.AgentEndEvent) (abi.JSONAppender, error) {
 func handleTool(ev *abi.ToolEvent) (abi.JSONAppender, error) {
 	h, ok := tools[ev.ToolName]
 	if !ok {
-		return nil, fmt.Errorf("no handler for tool %q (register it with sdk.Tool)", ev.ToolName)
+		return nil, errors.New("no handler for tool " + strconv.Quote(ev.ToolName) + " (register it with sdk.Tool)")
 	}
 	return h(ev)
 }

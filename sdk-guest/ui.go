@@ -1,10 +1,6 @@
 package sdk
 
-import (
-	"encoding/json"
-
-	"github.com/piwasm/pi/abi"
-)
+import "github.com/piwasm/pi/abi"
 
 // Asking the person. pi shows the question as a dialog in the interactive
 // UI and as an extension_ui_request to an RPC client; in print and JSON
@@ -59,7 +55,7 @@ func Notify(level, text string) {
 // uiAsk calls the host function name with r and returns the answer's value
 // and the host's result code (negative: no answer).
 func uiAsk(name string, r abi.UIRequest) (string, int64) {
-	req, err := json.Marshal(r)
+	req, err := r.AppendJSON(nil)
 	if err != nil {
 		return "", abi.ErrInvalid
 	}
