@@ -2,12 +2,14 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // constModule is a module exporting f() -> i32 returning v (0..63).
@@ -25,7 +27,11 @@ func constModule(v byte) []byte {
 // new cache object, so only the files are shared) and returns f().
 func callF(t *testing.T, dir string, wasm []byte) uint64 {
 	t.Helper()
-	ctx := context.Background()
+	return callFCtx(t, context.Background(), dir, wasm)
+}
+
+func callFCtx(t *testing.T, ctx context.Context, dir string, wasm []byte) uint64 {
+	t.Helper()
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +79,31 @@ func TestCompileCacheKeyedByContent(t *testing.T) {
 	}
 	if got := callF(t, dir, constModule(1)); got != 1 {
 		t.Fatalf("cache hit: f() = %d", got)
+	}
+}
+
+// pi hands wazero the SHA-256 it checked the module against
+// (experimental.WithModuleSHA256) instead of letting it hash the module
+// again. The key derived from a given sum is the key wazero derives
+// itself, so either way finds the other's entry; and the given sum is what
+// the key is made of (a different one is another entry).
+func TestCompileCacheKeyFromGivenSHA256(t *testing.T) {
+	dir := t.TempDir()
+	wasm := constModule(3)
+	withSum := experimental.WithModuleSHA256(context.Background(), sha256.Sum256(wasm))
+	if got := callFCtx(t, withSum, dir, wasm); got != 3 {
+		t.Fatalf("f() = %d", got)
+	}
+	if got := callF(t, dir, wasm); got != 3 {
+		t.Fatalf("f() = %d", got)
+	}
+	if n := len(cacheEntries(t, dir)); n != 1 {
+		t.Fatalf("%d cache entries, want one: a given sum and wazero's own must give one key", n)
+	}
+	other := experimental.WithModuleSHA256(context.Background(), sha256.Sum256(constModule(4)))
+	callFCtx(t, other, dir, wasm)
+	if n := len(cacheEntries(t, dir)); n != 2 {
+		t.Fatalf("%d cache entries, want two: the given sum is not what the key is made of", n)
 	}
 }
 

@@ -26,6 +26,7 @@ type Package struct {
 	Size         int          // module size in bytes
 	Imports      []Import     // what the module imports
 	wasm         []byte
+	sum          [sha256.Size]byte // SHA-256 of wasm, set with it; wazero's compile cache key is derived from it
 	importsErr   error
 	exports      []string          // exported function names, from the binary
 	cached       bool              // SHA-256 and the lists above came from the digest cache
@@ -136,8 +137,8 @@ func readPackage(dir string, cache *digestCache) (*Package, []diag.Diagnostic) {
 // setModule records the module bytes and what is derived from them.
 func (p *Package) setModule(wasm []byte) {
 	p.wasm = wasm
-	sum := sha256.Sum256(wasm)
-	p.SHA256 = hex.EncodeToString(sum[:])
+	p.sum = sha256.Sum256(wasm)
+	p.SHA256 = hex.EncodeToString(p.sum[:])
 	p.Size = len(wasm)
 	// A module that cannot be parsed is still a package (its manifest and
 	// failure policy are readable); loading it reports a compile error.
@@ -160,7 +161,7 @@ func (p *Package) moduleBytes() ([]byte, error) {
 	if got := hex.EncodeToString(sum[:]); got != p.SHA256 {
 		return nil, fmt.Errorf("%s changed on disk since it was loaded (sha256 %s, now %s)", p.ModulePath, ShortSHA(p.SHA256), ShortSHA(got))
 	}
-	p.wasm = wasm
+	p.wasm, p.sum = wasm, sum
 	return wasm, nil
 }
 

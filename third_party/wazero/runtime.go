@@ -2,6 +2,7 @@ package wazero
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -232,7 +233,14 @@ func (r *runtime) CompileModule(ctx context.Context, binary []byte) (CompiledMod
 		return nil, err
 	}
 
-	if c, ok, err := r.compileCachedModule(ctx, binary); ok || err != nil {
+	// PI-PATCH: the binary is hashed once (or not at all, when the caller
+	// hands in its SHA-256: experimental.WithModuleSHA256) for both the
+	// cache probe and the ID of a fresh compilation.
+	sum, ok := ctx.Value(expctxkeys.ModuleSHA256Key{}).([sha256.Size]byte)
+	if !ok {
+		sum = sha256.Sum256(binary)
+	}
+	if c, ok, err := r.compileCachedModule(ctx, binary, sum); ok || err != nil {
 		return c, err
 	}
 
@@ -263,7 +271,7 @@ func (r *runtime) CompileModule(ctx context.Context, binary []byte) (CompiledMod
 	if err != nil {
 		return nil, err
 	}
-	internal.AssignModuleID(binary, listeners, r.ensureTermination)
+	internal.AssignModuleIDFromSHA256(sum, listeners, r.ensureTermination)
 	if err = r.store.Engine.CompileModule(ctx, internal, listeners, r.ensureTermination); err != nil {
 		return nil, err
 	}
@@ -306,7 +314,7 @@ func (r *runtime) Instantiate(ctx context.Context, binary []byte) (api.Module, e
 // SHA-256, with the same wazero and CPU) passed validation when they were
 // compiled, and the native code read from the cache is trusted as it is.
 // ok=false means "not cached": the caller takes the full path.
-func (r *runtime) compileCachedModule(ctx context.Context, binary []byte) (CompiledModule, bool, error) {
+func (r *runtime) compileCachedModule(ctx context.Context, binary []byte, sum [sha256.Size]byte) (CompiledModule, bool, error) {
 	probe, isProbe := r.store.Engine.(interface {
 		HasCompiledModule(wasm.ModuleID, bool) bool
 	})
@@ -315,7 +323,7 @@ func (r *runtime) compileCachedModule(ctx context.Context, binary []byte) (Compi
 		return nil, false, nil
 	}
 	var key wasm.Module
-	key.AssignModuleID(binary, nil, r.ensureTermination)
+	key.AssignModuleIDFromSHA256(sum, nil, r.ensureTermination)
 	if !probe.HasCompiledModule(key.ID, false) {
 		return nil, false, nil
 	}

@@ -13,7 +13,7 @@ const Default = "dev"
 // PI-PATCH: fixed, so that the compilation cache's entries name the patched
 // copy (its cache format differs from upstream's; see engine_cache.go) and
 // an entry written by another wazero is treated as stale.
-var version = "v1.12.0-pi.1"
+var version = "v1.12.0-pi.2"
 
 // GetWazeroVersion returns the current version of wazero either in the go.mod or set by ldflag for wazero CLI.
 //

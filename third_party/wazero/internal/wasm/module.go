@@ -222,8 +222,19 @@ const (
 // AssignModuleID calculates a sha256 checksum on `wasm` and other args, and set Module.ID to the result.
 // See the doc on Module.ID on what it's used for.
 func (m *Module) AssignModuleID(wasm []byte, listeners []experimental.FunctionListener, withEnsureTermination bool) {
+	m.AssignModuleIDFromSHA256(sha256.Sum256(wasm), listeners, withEnsureTermination)
+}
+
+// AssignModuleIDFromSHA256 is AssignModuleID given the SHA-256 of the
+// binary (PI-PATCH): the ID is the SHA-256 of that sum and the other args,
+// so a caller that has already hashed the binary (pi, to check its grant
+// pin) does not hash it again. Every ID is derived this way, whether the
+// sum was handed in or computed here, so both find the same cache entries.
+// Collision safety is SHA-256's: two binaries with one ID would need two
+// binaries with one SHA-256, or a collision of the outer hash.
+func (m *Module) AssignModuleIDFromSHA256(sum [sha256.Size]byte, listeners []experimental.FunctionListener, withEnsureTermination bool) {
 	h := sha256.New()
-	h.Write(wasm)
+	h.Write(sum[:])
 	// Use the pre-allocated space backed by m.ID below.
 
 	// Write the existence of listeners to the checksum per function.
