@@ -47,7 +47,7 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(root, name)
