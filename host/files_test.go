@@ -106,15 +106,24 @@ func TestReviewFileRecordFIFODoesNotHang(t *testing.T) {
 // call's deadline does not apply. Measured: 4 "**" and 400 elements take
 // ~23 s; a guest can send ~2000 elements (hours). The test uses 200
 // elements (~1.5 s) and asks that one match stays under the 100 ms default
-// call deadline.
+// call deadline. On a loaded machine one run may be descheduled for longer
+// than that, so it is tried up to five times and the fastest counts: the
+// exponential matcher never gets under the bound.
 func TestReviewGlobMatchingIsBounded(t *testing.T) {
 	glob := "**/**/**/**/x.md"
 	p := strings.TrimSuffix(strings.Repeat("a/", 200), "/") // 200 elements, 399 bytes
-	start := time.Now()
-	_, code := readGranted(t.TempDir(), []string{glob}, p, 1<<20)
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Fatalf("one pi_read_file path check (%d bytes, glob %q) took %v in the host, past the default 100 ms call deadline (code %d)", len(p), glob, d, code)
+	dir := t.TempDir()
+	fastest := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := time.Now()
+		_, code := readGranted(dir, []string{glob}, p, 1<<20)
+		fastest = min(fastest, time.Since(start))
+		if fastest <= 100*time.Millisecond {
+			return
+		}
+		t.Logf("one check took %v (code %d)", time.Since(start), code)
 	}
+	t.Fatalf("one pi_read_file path check (%d bytes, glob %q) took at best %v in the host, past the default 100 ms call deadline", len(p), glob, fastest)
 }
 
 // Hole: pi_read_file checked the resolved path and then opened it again by
