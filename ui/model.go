@@ -6,6 +6,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
@@ -780,26 +781,38 @@ func (m *Model) footer() string {
 	if st.Route.Provider != "" {
 		model = st.Route.Provider + "/" + model
 	}
-	left := cwd + " • " + model
+	rest := " • " + model
 	if st.ContextTokens > 0 {
-		left += " • " + tokens(st.ContextTokens)
+		rest += " • " + tokens(st.ContextTokens)
 		if st.Route.ContextWindow > 0 {
-			left += fmt.Sprintf(" (%d%%)", st.ContextTokens*100/st.Route.ContextWindow)
+			rest += fmt.Sprintf(" (%d%%)", st.ContextTokens*100/st.Route.ContextWindow)
 		}
 	}
-	status := ""
 	switch {
 	case m.notice != "":
-		status = m.notice
+		rest += " • " + m.notice
 	case m.working:
-		status = "working… (esc aborts, enter steers, alt+enter queues)"
+		rest += " • working… (esc aborts, enter steers, alt+enter queues)"
 	}
-	line := left
-	if status != "" {
-		line += " • " + status
+	// The notice may quote a provider's error: shown escaped. A deep
+	// working directory gives way before the notice does ("press ctrl+c
+	// again to quit" must be seen): it keeps its last part.
+	cwd, rest = termtext.Escape(cwd), termtext.Escape(rest)
+	if m.width > 1 {
+		cwd = truncateLeft(cwd, m.width-utf8.RuneCountInString(rest))
 	}
-	// The notice may quote a provider's error: shown escaped.
-	return m.st.Dim.Render(truncateTo(termtext.Escape(line), m.width))
+	return m.st.Dim.Render(truncateTo(cwd+rest, m.width))
+}
+
+// truncateLeft shortens s to w runes by dropping its start ("…" marks
+// where), keeping at least a few runes of its end.
+func truncateLeft(s string, w int) string {
+	r := []rune(s)
+	w = max(w, 8)
+	if len(r) <= w {
+		return s
+	}
+	return "…" + string(r[len(r)-w+1:])
 }
 
 func tokens(n int) string {

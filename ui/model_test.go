@@ -136,6 +136,27 @@ func TestAtCompletesPaths(t *testing.T) {
 	}
 }
 
+// A deep working directory gives way in the footer before the notice
+// does: it keeps its end, and the notice is shown whole.
+func TestFooterKeepsTheNotice(t *testing.T) {
+	dir := t.TempDir()
+	deep := "/home/someone" + strings.Repeat("/a-rather-long-directory-name", 8) + "/project"
+	m := New(Host{Runtime: newTestRuntime(t, dir, 0), Cwd: deep})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	press(m, "ctrl+c")
+	f := ansi.Strip(m.footer())
+	if !strings.Contains(f, "mock/m1 • press ctrl+c again to quit") || !strings.HasPrefix(f, "…") || !strings.Contains(f, "/project •") {
+		t.Errorf("footer %q", f)
+	}
+	if n := len([]rune(f)); n > 100 {
+		t.Errorf("footer of %d runes on a 100-column screen", n)
+	}
+	m.host.Cwd = "/w"
+	if f := ansi.Strip(m.footer()); !strings.HasPrefix(f, "/w • mock/m1 • press ctrl+c") {
+		t.Errorf("a short directory is shortened: %q", f)
+	}
+}
+
 func TestHistoryAndCtrlC(t *testing.T) {
 	dir := t.TempDir()
 	m := New(Host{Runtime: newTestRuntime(t, dir, 0), Cwd: dir})
