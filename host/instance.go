@@ -36,6 +36,8 @@ type instance struct {
 	// kept to save and restore their state with a snapshot.
 	clock *fakeClock
 	rand  *detRand
+	// restored says the instance started from a snapshot.
+	restored bool
 
 	// Functions resolved once: wazero allocates a call stack for every
 	// ExportedFunction lookup.
@@ -186,6 +188,7 @@ func (e *Extension) startInstance(ctx context.Context, snap *snapshot, w *snapsh
 			mod.Close(ctx)
 			return nil, fmt.Errorf("restoring the snapshot: %w", err)
 		}
+		inst.restored = true
 		return inst, nil
 	}
 	if w != nil {

@@ -232,6 +232,13 @@ func writeSnapshot(path string, mem []byte, state snapshotState) error {
 		f.Close()
 		return err
 	}
+	// On disk before it is renamed into place: a crash must not leave a
+	// snapshot whose pages were never written (holes read as zeros, which
+	// the image's CRC catches, but only at a cost on every start).
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
