@@ -60,13 +60,14 @@ func snapshotFiles(t *testing.T, agentDir string) []string {
 
 // A guest restored from its snapshot answers exactly as one started
 // afresh, and as one started where no snapshot is ever taken: the same
-// random numbers and clock readings (sdkguest's "entropy": math/rand seeded
-// by the runtime at start-up, the monotonic clock, the fixed wall clock),
+// random numbers and clock readings (sdkguest's "monotonic": math/rand
+// seeded by the runtime at start-up, the fixed wall clock and the fake
+// monotonic clock, which counts every reading since the start),
 // and the examples' sections.
 func TestSnapshotRestoresTheSameGuest(t *testing.T) {
 	files := Grants{"git-branch": {Files: []string{".git/HEAD"}}}
 	cases := []struct{ name, dir, input string }{
-		{"entropy", pkg(t, "sdkguest", "name: sdk\nabi: 1\nhooks: [before_agent_start]\n"), "entropy"},
+		{"monotonic", pkg(t, "sdkguest", "name: sdk\nabi: 1\nhooks: [before_agent_start]\n"), "monotonic"},
 		{"team-section", examplePkg(t, "team-section"), "hi"},
 		{"git-branch", examplePkg(t, "git-branch"), "hi"},
 	}

@@ -41,6 +41,10 @@ func init() {
 			r.InjectMessage(fmt.Sprint(len(sb.String())))
 		case "entropy":
 			r.InjectMessage(fmt.Sprintf("%d %d %s", rand.Int63(), time.Now().UnixNano(), time.Now().UTC().Format(time.RFC3339)))
+		case "monotonic":
+			// time.Now's String shows the monotonic reading ("m=+0.004"):
+			// what the guest's runtime has counted since it started.
+			r.InjectMessage(fmt.Sprintf("%d %s", rand.Int63(), time.Now().String()))
 		case "clock":
 			r.InjectMessage(time.Now().UTC().Format(time.RFC3339))
 		case "panic":
