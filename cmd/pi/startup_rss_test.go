@@ -28,8 +28,8 @@ import (
 //
 // The runs go through timeit, a small process, because a child's ru_maxrss
 // starts from the resident size of the process that spawned it (Go spawns
-// with vfork, and exec carries the old address space's peak over), and a
-// test binary holding pi's 38 MB file is bigger than pi.
+// with vfork, and exec carries the old address space's peak over), and the
+// test binary is bigger than pi.
 func BenchmarkPrintHelloMemory(b *testing.B) {
 	dir := b.TempDir()
 	built := filepath.Join(dir, "pi.built")
