@@ -33,6 +33,7 @@ const (
 //     the longest wait a server may ask for with Retry-After.
 func (a *app) modelClient(v *settings.Settings) (*provider.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = provider.WrapDial(tr.DialContext)
 	if p := v.String("httpProxy"); p != "" {
 		if _, err := url.Parse(p); err != nil {
 			return nil, fmt.Errorf("settings httpProxy %q: %w", p, err)

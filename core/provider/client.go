@@ -288,12 +288,12 @@ func (c *Client) once(outer context.Context, route Route, target string, body *o
 			}
 		}()
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, body.reader())
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, body.readCloser())
 	if err != nil {
 		return fmt.Errorf("%s: building request: %w", label, err)
 	}
 	hreq.ContentLength = int64(body.size())
-	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
+	hreq.GetBody = func() (io.ReadCloser, error) { return body.readCloser(), nil }
 	hreq.Header = route.header()
 	route.affinity(hreq.Header, sessionID)
 	if !headerSetFold(route.Headers, "User-Agent") {

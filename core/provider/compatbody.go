@@ -136,6 +136,16 @@ func (o *object) reader() io.Reader {
 	return &objectReader{o: o}
 }
 
+// readCloser is reader as a request body. An objectReader is its own
+// ReadCloser, so net/http does not wrap it in a NopCloser that would hide
+// it from WrapDial's connections.
+func (o *object) readCloser() io.ReadCloser {
+	if r, ok := o.reader().(io.ReadCloser); ok {
+		return r
+	}
+	return io.NopCloser(o.reader())
+}
+
 // objectReader walks an object's pieces in order.
 type objectReader struct {
 	o      *object
@@ -188,6 +198,9 @@ func (r *objectReader) next() []byte {
 	}
 	return nil
 }
+
+// Close does nothing: the pieces are the body's, kept in their Memos.
+func (r *objectReader) Close() error { return nil }
 
 func (r *objectReader) Read(p []byte) (int, error) {
 	n := 0
