@@ -190,3 +190,59 @@ func FuzzHookCodec(f *testing.F) {
 		}
 	})
 }
+
+func TestFieldValue(t *testing.T) {
+	obj := []byte(`{"name": "team", "order": 250.5, "n": null, "list": [1, {"x": "y"}], "neg": -1e2, "s": "\u00e9"}`)
+	for _, c := range []struct {
+		key, want string
+		ok        bool
+	}{
+		{"name", `"team"`, true}, {"order", `250.5`, true}, {"n", `null`, true},
+		{"list", `[1, {"x": "y"}]`, true}, {"x", "", false}, {"missing", "", false},
+	} {
+		v, ok := FieldValue(obj, c.key)
+		if ok != c.ok || string(v) != c.want {
+			t.Errorf("FieldValue(%q) = %q, %v; want %q, %v", c.key, v, ok, c.want, c.ok)
+		}
+	}
+	for _, c := range []struct {
+		key  string
+		want float64
+		ok   bool
+	}{{"order", 250.5, true}, {"neg", -100, true}, {"name", 0, false}, {"n", 0, false}, {"list", 0, false}, {"missing", 0, false}} {
+		if f, ok := NumberField(obj, c.key); ok != c.ok || f != c.want {
+			t.Errorf("NumberField(%q) = %v, %v; want %v, %v", c.key, f, ok, c.want, c.ok)
+		}
+	}
+	if s, ok := StringField(obj, "s"); !ok || s != "é" {
+		t.Errorf("StringField(s) = %q, %v", s, ok)
+	}
+	for _, bad := range []string{``, `null`, `[]`, `{"order":}`, `{"order":01}`, `"x"`} {
+		if v, ok := FieldValue([]byte(bad), "order"); ok {
+			t.Errorf("FieldValue(%q) = %q, want none", bad, v)
+		}
+	}
+}
+
+func FuzzFieldValue(f *testing.F) {
+	f.Add([]byte(`{"order": 250, "name": "x"}`), "order")
+	f.Add([]byte(`{"a":{"order":1},"order":[-0.5e3]}`), "order")
+	f.Fuzz(func(t *testing.T, raw []byte, key string) {
+		v, ok := FieldValue(raw, key)
+		if ok && !json.Valid(v) {
+			t.Fatalf("FieldValue(%q, %q) = %q, not JSON", raw, key, v)
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil && utf8.Valid(raw) && utf8.ValidString(key) {
+			if _, in := m[key]; !in && ok && !strings.ContainsRune(string(raw), '\\') {
+				t.Fatalf("FieldValue(%q, %q) found %q, encoding/json has no such key", raw, key, v)
+			}
+		}
+		if n, ok := NumberField(raw, key); ok {
+			var want float64
+			if err := json.Unmarshal(v, &want); err != nil || want != n {
+				t.Fatalf("NumberField(%q, %q) = %v; encoding/json: %v, %v", raw, key, n, want, err)
+			}
+		}
+	})
+}

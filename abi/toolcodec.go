@@ -231,3 +231,35 @@ func StringField(raw []byte, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// FieldValue returns the JSON text of key's value in the JSON object raw,
+// and whether there is one. Like StringField it reads up to the key and
+// takes its first occurrence (the host's JSON objects never repeat a key);
+// a value that is not valid JSON is not returned. The result aliases raw.
+func FieldValue(raw []byte, key string) ([]byte, bool) {
+	d := decoder{b: raw}
+	for more := d.objectStart(); more; more = d.objectNext() {
+		if string(d.key()) == key {
+			v := d.raw()
+			return v, d.err == nil
+		}
+		d.skip()
+	}
+	return nil, false
+}
+
+// NumberField returns the number value of key in the JSON object raw, and
+// whether there is one (false when the key is absent, null or not a
+// number).
+func NumberField(raw []byte, key string) (float64, bool) {
+	v, ok := FieldValue(raw, key)
+	if !ok {
+		return 0, false
+	}
+	d := decoder{b: v}
+	if c := d.peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, false
+	}
+	f := d.num()
+	return f, d.finish() == nil
+}

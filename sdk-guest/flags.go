@@ -1,11 +1,6 @@
 package sdk
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/piwasm/pi/abi"
-)
+import "github.com/piwasm/pi/abi"
 
 // Flag returns the value of one of the manifest's flags (see abi.FlagSpec)
 // as the command line gave it, or its default: "true" or "false" for a
@@ -19,29 +14,30 @@ func Flag(name string) (value string, ok bool, err error) {
 	if flagsRaw == nil {
 		b, err := Fetch(abi.KeyFlags)
 		if err != nil {
-			return "", false, fmt.Errorf("flags: %w", err)
+			return "", false, wrap("flags", err)
 		}
-		flags := map[string]any{}
-		if err := json.Unmarshal(b, &flags); err != nil {
-			return "", false, fmt.Errorf("flags: %w", err)
-		}
-		flagsRaw = flags
+		flagsRaw = b
 	}
-	switch v := flagsRaw[name].(type) {
-	case bool:
-		return fmt.Sprint(v), true, nil
-	case string:
-		return v, true, nil
+	// Read without encoding/json (see docs/extensions.md, "Guest size").
+	v, found := abi.FieldValue(flagsRaw, name)
+	switch {
+	case !found:
+		return "", false, nil
+	case string(v) == "true" || string(v) == "false":
+		return string(v), true, nil
+	case v[0] == '"':
+		s, _ := abi.StringField(flagsRaw, name)
+		return s, true, nil
 	}
 	return "", false, nil
 }
 
-// FlagOn reports whether a boolean flag is on (given, or on by default).
+// FlagOn reports whether the boolean flag name is on.
 func FlagOn(name string) bool {
 	v, _, _ := Flag(name)
 	return v == "true"
 }
 
-// flagsRaw caches the flags' values: they never change during an
+// flagsRaw caches the flags (a JSON object): they never change during an
 // instance's life.
-var flagsRaw map[string]any
+var flagsRaw []byte

@@ -72,26 +72,83 @@ func Handled(show string) abi.InputResult {
 // the first call; it is not available during init) and keep the value, as
 // the examples do, since decoding with encoding/json inside a guest costs
 // tens of microseconds.
+//
+// Config links encoding/json (with reflect and fmt, about 0.9 MB of a
+// guest's WebAssembly). ConfigString and ConfigNumber read one value each
+// without it.
 func Config(v any) error {
-	if configRaw == nil {
-		b, err := Fetch(abi.KeyConfig)
-		if err != nil {
-			return wrap("config", err)
-		}
-		configRaw = b
+	raw, err := configJSON()
+	if err != nil {
+		return err
 	}
 	// No config arrives as null (or nothing); decoding null would set a
 	// pointer v points at to nil rather than leave it alone.
-	if t := strings.TrimSpace(string(configRaw)); t == "" || t == "null" {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
 		return nil
 	}
-	if err := json.Unmarshal(configRaw, v); err != nil {
+	if err := json.Unmarshal(raw, v); err != nil {
 		return wrap("config", err)
 	}
 	return nil
 }
 
 var configRaw []byte
+
+// configJSON returns the manifest's config as JSON, fetched once.
+func configJSON() ([]byte, error) {
+	if configRaw == nil {
+		b, err := Fetch(abi.KeyConfig)
+		if err != nil {
+			return nil, wrap("config", err)
+		}
+		configRaw = b
+	}
+	return configRaw, nil
+}
+
+// configField returns the JSON text of the config's key, or nil when the
+// config has no such key or it is null.
+func configField(key string) ([]byte, error) {
+	raw, err := configJSON()
+	if err != nil {
+		return nil, err
+	}
+	v, ok := abi.FieldValue(raw, key)
+	if !ok || string(v) == "null" {
+		return nil, nil
+	}
+	return v, nil
+}
+
+// ConfigString returns the string value of key in the manifest's config:
+// ok is false when the config has no such key (or it is null), and the
+// error says so when the value is not a string. Unlike Config it needs
+// neither encoding/json nor reflection, so a guest that reads its config
+// this way stays small (docs/extensions.md, "Guest size").
+func ConfigString(key string) (value string, ok bool, err error) {
+	v, err := configField(key)
+	if v == nil || err != nil {
+		return "", false, err
+	}
+	s, ok := abi.StringField(configRaw, key)
+	if !ok || v[0] != '"' {
+		return "", false, errors.New("config: " + key + " is not a string")
+	}
+	return s, true, nil
+}
+
+// ConfigNumber is ConfigString for a number.
+func ConfigNumber(key string) (value float64, ok bool, err error) {
+	v, err := configField(key)
+	if v == nil || err != nil {
+		return 0, false, err
+	}
+	f, ok := abi.NumberField(configRaw, key)
+	if !ok {
+		return 0, false, errors.New("config: " + key + " is not a number")
+	}
+	return f, true, nil
+}
 
 // SystemPrompt returns the prompt as rendered so far, fetching it from the
 // host when the event did not inline it.
