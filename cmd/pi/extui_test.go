@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestHookWarningsAreNoticesInTheUI(t *testing.T) {
 	c := newCLI(t)
 	proj := t.TempDir()
 	scriptedModel(t, c, "openai-completions", nil)
-	ext := unrulyPackage(t, t.TempDir(), "unruly", "name: unruly\nabi: 1\nhooks: [session_start]\n")
+	ext := unrulyPackage(t, fixedLengthDir(t, 52), "unruly", "name: unruly\nabi: 1\nhooks: [session_start]\n")
 	tm := startTerminal(t, c, proj, "--cwd", proj, "--no-extensions", "-e", ext)
 	tm.waitFor("Ask pi")
 	s := tm.waitFor("⚠ extension unruly failed in session_start")
@@ -87,10 +88,11 @@ func TestHostileCompletionAndShortcut(t *testing.T) {
 	c := newCLI(t)
 	proj := t.TempDir()
 	scriptedModel(t, c, "openai-completions", nil)
-	ext := unrulyPackage(t, t.TempDir(), "unruly", "name: unruly\nabi: 1\nhooks: [command]\ncommands:\n  - name: spin\n    completions: true\nshortcuts:\n  - key: ctrl+c\n    command: spin\n  - key: alt+s\n    command: spin\n    args: by key\n")
+	ext := unrulyPackage(t, fixedLengthDir(t, 52), "unruly", "name: unruly\nabi: 1\nhooks: [command]\ncommands:\n  - name: spin\n    completions: true\nshortcuts:\n  - key: ctrl+c\n    command: spin\n  - key: alt+s\n    command: spin\n    args: by key\n")
 	tm := startTerminal(t, c, proj, "--cwd", proj, "--no-extensions", "-e", ext)
 	tm.waitFor("Ask pi")
-	// (The notice wraps at the terminal's width.)
+	// (The notice wraps at the terminal's width; the manifest's path has
+	// the same length in every run, so the lines break at the same words.)
 	tm.waitFor("binds ctrl+c")
 	tm.waitFor("meaning stays")
 	tm.waitFor(filepath.Join(filepath.Base(ext), "extension.yaml"))
@@ -133,4 +135,22 @@ func TestExtensionCommandsOverRPC(t *testing.T) {
 		}
 	}
 	t.Fatalf("preset missing from get_commands: %v", cmds)
+}
+
+// fixedLengthDir returns a new directory whose path is n bytes long (or
+// longer, when the temporary directory's own path is): t.TempDir's name
+// holds a random number of varying length, and a notice that shows the
+// path wraps at a different word with each.
+func fixedLengthDir(t *testing.T, n int) string {
+	t.Helper()
+	base := t.TempDir()
+	pad := n - len(base) - 1
+	if pad < 1 {
+		pad = 1
+	}
+	dir := filepath.Join(base, strings.Repeat("p", pad))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
