@@ -13,10 +13,18 @@ import (
 	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
-func main() {
+// The helper runs in init, not main: the runtime runs init functions on
+// the process's first thread with the goroutine locked to it, which is
+// what confinement needs (see confine.RunFromInit), without the extra
+// thread runtime.LockOSThread would start. Every package this one imports
+// is initialised by then.
+func init() {
 	if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
-		os.Exit(confine.Run(os.Args[2:], os.Stderr))
+		os.Exit(confine.RunFromInit(os.Args[2:], os.Stderr))
 	}
+}
+
+func main() {
 	if len(os.Args) == 2 && os.Args[1] == "-stamp" {
 		// The build stamp a policy must carry (bench/side.sh starts the
 		// helper on its own with it).

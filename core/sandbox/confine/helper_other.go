@@ -13,3 +13,6 @@ func Run(args []string, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "pi sandbox: command confinement is implemented on Linux only")
 	return 126
 }
+
+// RunFromInit is [Run] for a program's init function; it refuses too.
+func RunFromInit(args []string, stderr io.Writer) int { return Run(args, stderr) }
