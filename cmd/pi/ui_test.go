@@ -94,13 +94,15 @@ func (tm *terminal) screen() string {
 }
 
 // waitFor waits until the screen shows want (generous deadline: the
-// machine may be loaded).
+// machine may be loaded). Text wraps at the screen's width, a long
+// temporary directory's path anywhere, so white space does not count.
 func (tm *terminal) waitFor(want string) string {
 	tm.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
+	squeezed := squeeze(want)
 	for {
 		s := tm.screen()
-		if strings.Contains(s, want) {
+		if strings.Contains(s, want) || strings.Contains(squeeze(s), squeezed) {
 			return s
 		}
 		if time.Now().After(deadline) {
@@ -109,6 +111,9 @@ func (tm *terminal) waitFor(want string) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// squeeze drops every run of white space.
+func squeeze(s string) string { return strings.Join(strings.Fields(s), "") }
 
 func (tm *terminal) press(keys string) {
 	tm.t.Helper()
