@@ -134,13 +134,6 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	root := a.wd
-	if *cwd != "" {
-		c := common{cwd: *cwd}
-		if root, err = a.resolveCwd(&c); err != nil {
-			return err
-		}
-	}
 	pkg, err := readPackage(dir)
 	if err != nil {
 		return err
@@ -153,49 +146,16 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 		}
 		return fmt.Errorf("extension %q does not declare the %s hook (its hooks: %s)", name, *hook, hooks)
 	}
-	store, err := host.OpenGrantStore(a.agentDir())
-	if err != nil {
-		return fmt.Errorf("read stored grants: %w", err)
-	}
-	grants := store.Grants()
-	if *grantAll {
-		grants = grants.Merge(host.Grants{name: host.GrantAll(pkg.Manifest, pkg.SHA256)})
-	}
-
-	var logMu sync.Mutex
-	var logs []string
-	cfg := host.Config{
-		AgentDir:    a.agentDir(),
-		ProjectRoot: resources.ProjectRoot(root),
-		Log: func(ext, level, msg string) {
-			logMu.Lock()
-			logs = append(logs, fmt.Sprintf("[%s] %s: %s", ext, level, msg))
-			logMu.Unlock()
-		},
-	}
-	x, diags, err := loadOne(ctx, cfg, dir, grants)
+	x, _, logs, err := a.loadForTest(ctx, dir, *cwd, pkg, *grantAll, *asJSON)
 	if err != nil {
 		return err
 	}
-	if x == nil {
-		printDiagnostics(a.stderr, diags)
-		return fmt.Errorf("extension %q does not load", name)
-	}
 	defer x.rt.Close(ctx)
-	if !*asJSON {
-		printDiagnostics(a.stderr, diags)
-	}
 
 	start := time.Now()
 	res, err := call(ctx, x.Extension)
 	first := time.Since(start)
-	flushLogs := func() []string {
-		logMu.Lock()
-		defer logMu.Unlock()
-		out := logs
-		logs = nil
-		return out
-	}
+	flushLogs := logs.take
 	if err != nil {
 		for _, l := range flushLogs() {
 			fmt.Fprintln(a.stderr, esc(l))
@@ -310,44 +270,11 @@ func (a *app) extTestTool(ctx context.Context, dir, name, rawArgs string, grantA
 	if rawArgs == "" {
 		rawArgs = "{}"
 	}
-	root := a.wd
-	if cwd != "" {
-		c := common{cwd: cwd}
-		if root, err = a.resolveCwd(&c); err != nil {
-			return err
-		}
-	}
-	store, err := host.OpenGrantStore(a.agentDir())
-	if err != nil {
-		return fmt.Errorf("read stored grants: %w", err)
-	}
-	grants := store.Grants()
-	if grantAll {
-		grants = grants.Merge(host.Grants{ext: host.GrantAll(pkg.Manifest, pkg.SHA256)})
-	}
-	var logMu sync.Mutex
-	var logs []string
-	cfg := host.Config{
-		AgentDir:    a.agentDir(),
-		ProjectRoot: resources.ProjectRoot(root),
-		Log: func(x, level, msg string) {
-			logMu.Lock()
-			logs = append(logs, fmt.Sprintf("[%s] %s: %s", x, level, msg))
-			logMu.Unlock()
-		},
-	}
-	x, diags, err := loadOne(ctx, cfg, dir, grants)
+	x, root, logs, err := a.loadForTest(ctx, dir, cwd, pkg, grantAll, asJSON)
 	if err != nil {
 		return err
 	}
-	if x == nil {
-		printDiagnostics(a.stderr, diags)
-		return fmt.Errorf("extension %q does not load", ext)
-	}
 	defer x.rt.Close(ctx)
-	if !asJSON {
-		printDiagnostics(a.stderr, diags)
-	}
 	var t tool.Tool
 	for _, c := range x.Tools(root) {
 		if c.Name == name {
@@ -370,10 +297,7 @@ func (a *app) extTestTool(ctx context.Context, dir, name, rawArgs string, grantA
 	start := time.Now()
 	res := call(true)
 	first := time.Since(start)
-	logMu.Lock()
-	callLogs := logs
-	logs = nil
-	logMu.Unlock()
+	callLogs := logs.take()
 	start = time.Now()
 	call(false)
 	warm := time.Since(start)
@@ -405,4 +329,65 @@ func (a *app) extTestTool(ctx context.Context, dir, name, rawArgs string, grantA
 		return fmt.Errorf("tool %s returned an error result", name)
 	}
 	return nil
+}
+
+// loadForTest loads the extension in dir for pi ext test, as pi would in
+// the project at cwd (default: the current directory), under the stored
+// grants or, with grantAll, all its manifest asks for. It returns the
+// extension, the project root and the log lines its calls write; the
+// caller closes x.rt. Diagnostics are printed unless the output is JSON,
+// and always when it does not load.
+func (a *app) loadForTest(ctx context.Context, dir, cwd string, pkg *host.Package, grantAll, asJSON bool) (x *loadedOne, root string, logs *testLogs, err error) {
+	root = a.wd
+	if cwd != "" {
+		c := common{cwd: cwd}
+		if root, err = a.resolveCwd(&c); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	store, err := host.OpenGrantStore(a.agentDir())
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("read stored grants: %w", err)
+	}
+	name := pkg.Manifest.Name
+	grants := store.Grants()
+	if grantAll {
+		grants = grants.Merge(host.Grants{name: host.GrantAll(pkg.Manifest, pkg.SHA256)})
+	}
+	logs = &testLogs{}
+	cfg := host.Config{AgentDir: a.agentDir(), ProjectRoot: resources.ProjectRoot(root), Log: logs.add}
+	x, diags, err := loadOne(ctx, cfg, dir, grants)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if x == nil {
+		printDiagnostics(a.stderr, diags)
+		return nil, "", nil, fmt.Errorf("extension %q does not load", name)
+	}
+	if !asJSON {
+		printDiagnostics(a.stderr, diags)
+	}
+	return x, root, logs, nil
+}
+
+// testLogs collects the log lines of the extension under test; the host
+// may log from several goroutines.
+type testLogs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *testLogs) add(ext, level, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf("[%s] %s: %s", ext, level, msg))
+}
+
+// take returns the lines so far and forgets them.
+func (l *testLogs) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.lines
+	l.lines = nil
+	return out
 }
