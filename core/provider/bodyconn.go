@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
+	"strconv"
 )
 
 // WrapDial returns dial with every connection it makes wrapped so that a
@@ -31,6 +33,57 @@ func WrapDial(dial func(ctx context.Context, network, addr string) (net.Conn, er
 type bodyConn struct {
 	net.Conn
 	pieces [][]byte // reused from request to request
+	head   []byte   // a request's head held back to go out with its body; nil: none
+	buf    []byte   // head's storage, reused
+}
+
+// Write holds back the head of a POST that announces a body, so that it
+// goes out in the same write as the body: net/http writes the head of a
+// body it does not recognise as in memory on its own, which costs a
+// system call and wakes the server once more per request. A head that
+// waits for "100 Continue" is written at once (the server must answer it
+// before the body comes).
+func (c *bodyConn) Write(p []byte) (int, error) {
+	if c.head == nil && headWithBody(p) {
+		c.buf = append(c.buf[:0], p...) // p is the caller's buffer
+		c.head = c.buf
+		return len(p), nil
+	}
+	if c.head == nil {
+		return c.Conn.Write(p)
+	}
+	head := c.head
+	c.head = nil
+	bufs := net.Buffers{head, p}
+	n, err := bufs.WriteTo(c.Conn)
+	return int(max(n-int64(len(head)), 0)), err
+}
+
+// headWithBody reports whether p is exactly the head of a POST request
+// with a Content-Length above zero and no Expect header.
+func headWithBody(p []byte) bool {
+	if !bytes.HasPrefix(p, []byte("POST ")) {
+		return false
+	}
+	end := bytes.Index(p, []byte("\r\n\r\n"))
+	if end < 0 || end != len(p)-4 {
+		return false
+	}
+	length := false
+	for _, line := range bytes.Split(p[:end], []byte("\r\n"))[1:] {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return false
+		}
+		switch {
+		case bytes.EqualFold(bytes.TrimSpace(name), []byte("Expect")):
+			return false
+		case bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")):
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
+			length = err == nil && n > 0
+		}
+	}
+	return length
 }
 
 func (c *bodyConn) ReadFrom(r io.Reader) (int64, error) {
@@ -40,6 +93,10 @@ func (c *bodyConn) ReadFrom(r io.Reader) (int64, error) {
 			lr.N -= n
 			return n, err
 		}
+	}
+	if c.head != nil {
+		// Through Write, which sends the held head first.
+		return io.Copy(struct{ io.Writer }{c}, r)
 	}
 	// Anything else as the connection itself would copy it (a file by
 	// sendfile, say).
@@ -69,8 +126,20 @@ func (c *bodyConn) writeObject(r *objectReader, limit int64) (int64, error) {
 		r.cur = r.cur[len(p):]
 		left -= int64(len(p))
 	}
+	head := len(c.head)
+	if head > 0 {
+		// The held head goes first, with the body's first piece in the
+		// same buffer (one write even where writev is not available).
+		if len(pieces) > 0 {
+			pieces[0] = append(c.head, pieces[0]...)
+		} else {
+			pieces = append(pieces, c.head)
+		}
+		c.head = nil
+	}
 	bufs := net.Buffers(pieces)
 	n, err := bufs.WriteTo(c.Conn)
+	n = max(n-int64(head), 0)
 	clear(pieces) // WriteTo consumed its copy of the slice; the pieces are the body's
 	c.pieces = pieces[:0]
 	return n, err
