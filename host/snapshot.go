@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -242,7 +243,37 @@ func writeSnapshot(path string, mem []byte, state snapshotState) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	pruneSnapshots(filepath.Dir(path), time.Now())
+	return nil
+}
+
+// staleSnapshotAge is how long a snapshot is kept after it was written.
+// Every rebuilt module, changed limit or new pi version leaves its
+// predecessor's snapshot behind (a few MiB each); removing every snapshot
+// of that age when a new one is written bounds them, and costs a snapshot
+// still in use one fresh start to write it again.
+const staleSnapshotAge = 7 * 24 * time.Hour
+
+// pruneSnapshots removes the snapshots in dir written before now less
+// staleSnapshotAge, and temporary files of writes that died as old.
+// A process still using one keeps its mapping (the file lives on until it
+// is unmapped).
+func pruneSnapshots(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleSnapshotAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // snapshotWatch is what newInstance records while an instance starts, to

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/piwasm/pi/abi"
 	"github.com/tetratelabs/wazero/experimental"
@@ -263,4 +264,31 @@ func BenchmarkGuestStart(b *testing.B) {
 			inst.close()
 		}
 	})
+}
+
+// Writing a snapshot removes those written over a week before (left by
+// modules since rebuilt) and keeps the rest.
+func TestSnapshotPrunesStale(t *testing.T) {
+	dir := t.TempDir()
+	old, recent := filepath.Join(dir, "old"), filepath.Join(dir, "recent")
+	for _, p := range []string{old, recent} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	if err := os.Chtimes(old, now, now.Add(-staleSnapshotAge-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSnapshot(filepath.Join(dir, "new"), make([]byte, 65536), snapshotState{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("stale snapshot kept: %v", err)
+	}
+	for _, p := range []string{recent, filepath.Join(dir, "new")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
