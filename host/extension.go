@@ -153,6 +153,12 @@ func (e *Extension) compile(ctx context.Context) error {
 		// just checked the module against, instead of hashing the module a
 		// second time (about 7 % of a Go guest's start).
 		cctx := experimental.WithModuleSHA256(context.WithoutCancel(ctx), sum)
+		if e.hasSnapshot() {
+			// Its instances will most likely be restored, which never
+			// reads the data section: wazero keeps no copy of it (1-2 MiB
+			// of a Go guest's) and reads the module again if one is not.
+			cctx = experimental.WithModuleSource(cctx, e.pkg.rereadModule)
+		}
 		rt := wazero.NewRuntimeWithConfig(cctx, e.rcfg)
 		c, err := e.instantiateHost(cctx, rt, wasm)
 		if err != nil {

@@ -86,6 +86,17 @@ func (e *Extension) snapshotPath() string {
 	return filepath.Join(e.rt.cfg.AgentDir, "cache", "snapshots", hex.EncodeToString(h.Sum(nil)))
 }
 
+// hasSnapshot reports whether a snapshot file exists for the extension
+// (not whether it is good).
+func (e *Extension) hasSnapshot() bool {
+	path := e.snapshotPath()
+	if path == "" {
+		return false
+	}
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // encodeSnapshotHeader returns the header for state and an image of

@@ -327,8 +327,9 @@ func (r *runtime) compileCachedModule(ctx context.Context, binary []byte, sum [s
 	if !probe.HasCompiledModule(key.ID, false) {
 		return nil, false, nil
 	}
+	source, _ := ctx.Value(expctxkeys.ModuleSourceKey{}).(func() ([]byte, error)) // PI-PATCH
 	internal, err := binaryformat.DecodeModuleWithoutBodies(binary, r.enabledFeatures,
-		r.memoryLimitPages, r.memoryCapacityFromMax, !r.dwarfDisabled, r.storeCustomSections)
+		r.memoryLimitPages, r.memoryCapacityFromMax, !r.dwarfDisabled, r.storeCustomSections, source)
 	if err != nil {
 		return nil, false, err
 	} else if err = internal.ValidateWithoutFunctionBodies(r.enabledFeatures); err != nil {

@@ -25,6 +25,17 @@ func WithActiveDataSkipped(ctx context.Context) context.Context {
 	return context.WithValue(ctx, expctxkeys.ActiveDataSkippedKey{}, true)
 }
 
+// WithModuleSource returns a context that makes CompileModule, on a
+// compilation-cache hit, keep no copy of the module's data section: when
+// an instantiation first needs the data (one not restored from a
+// snapshot), source is called for the module's bytes, which must be the
+// very bytes compiled (an error or other bytes fail that instantiation).
+// For a caller that expects to restore its instances, this saves holding
+// a section that is seldom read.
+func WithModuleSource(ctx context.Context, source func() ([]byte, error)) context.Context {
+	return context.WithValue(ctx, expctxkeys.ModuleSourceKey{}, source)
+}
+
 // instanceState is implemented by wazero's module instances.
 type instanceState interface {
 	PiSnapshotGlobals() ([]uint64, bool)

@@ -23,7 +23,7 @@ func DecodeModule(
 	memoryCapacityFromMax,
 	dwarfEnabled, storeCustomSections bool,
 ) (*wasm.Module, error) {
-	return decodeModule(binary, enabledFeatures, memoryLimitPages, memoryCapacityFromMax, dwarfEnabled, storeCustomSections, false)
+	return decodeModule(binary, enabledFeatures, memoryLimitPages, memoryCapacityFromMax, dwarfEnabled, storeCustomSections, false, nil)
 }
 
 // DecodeModuleWithoutBodies is DecodeModule except that the code section's
@@ -37,8 +37,9 @@ func DecodeModuleWithoutBodies(
 	memoryLimitPages uint32,
 	memoryCapacityFromMax,
 	dwarfEnabled, storeCustomSections bool,
+	source func() ([]byte, error), // PI-PATCH: see lazyDataSection
 ) (*wasm.Module, error) {
-	return decodeModule(binary, enabledFeatures, memoryLimitPages, memoryCapacityFromMax, dwarfEnabled, storeCustomSections, true)
+	return decodeModule(binary, enabledFeatures, memoryLimitPages, memoryCapacityFromMax, dwarfEnabled, storeCustomSections, true, source)
 }
 
 func decodeModule(
@@ -47,6 +48,7 @@ func decodeModule(
 	memoryLimitPages uint32,
 	memoryCapacityFromMax,
 	dwarfEnabled, storeCustomSections, skipBodies bool,
+	source func() ([]byte, error),
 ) (*wasm.Module, error) {
 	r := bytes.NewReader(binary)
 
@@ -172,7 +174,7 @@ func decodeModule(
 			}
 		case wasm.SectionIDData:
 			if skipBodies { // PI-PATCH: see wasm.LazyData
-				m.LazyData, err = lazyDataSection(r, enabledFeatures, sectionSize)
+				m.LazyData, err = lazyDataSection(r, enabledFeatures, sectionSize, len(binary)-r.Len(), source)
 			} else {
 				m.DataSection, err = decodeDataSection(r, enabledFeatures, sectionSize)
 			}

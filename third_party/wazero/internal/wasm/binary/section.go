@@ -301,12 +301,35 @@ func decodeDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures, size u
 	return decodeDataSectionBytes(sec, enabledFeatures)
 }
 
-// lazyDataSection copies the data section of size bytes and reads only
-// its segment count; the segments are decoded when an instantiation needs
-// them (PI-PATCH, see wasm.LazyData).
-func lazyDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures, size uint32) (*wasm.LazyData, error) {
+// lazyDataSection copies the data section of size bytes, which starts at
+// offset off of the module, and reads only its segment count; the
+// segments are decoded when an instantiation needs them (PI-PATCH, see
+// wasm.LazyData). With a source (experimental.WithModuleSource) nothing is
+// copied: the section is taken from the module's bytes read again then.
+func lazyDataSection(r *bytes.Reader, enabledFeatures api.CoreFeatures, size uint32, off int, source func() ([]byte, error)) (*wasm.LazyData, error) {
 	if int64(size) > int64(r.Len()) {
 		return nil, fmt.Errorf("section of %d bytes: %w", size, io.ErrUnexpectedEOF)
+	}
+	if source != nil {
+		vs, _, err := leb128.DecodeUint32(r)
+		if err != nil {
+			return nil, fmt.Errorf("get size of vector: %w", err)
+		}
+		if _, err := r.Seek(int64(off)+int64(size), io.SeekStart); err != nil {
+			return nil, err
+		}
+		return &wasm.LazyData{Count: vs, Decode: func() ([]wasm.DataSegment, error) {
+			b, err := source()
+			if err != nil {
+				return nil, err
+			}
+			if len(b) < off+int(size) {
+				return nil, fmt.Errorf("the module's bytes read again are %d bytes, not the %d compiled", len(b), off+int(size))
+			}
+			// A copy of the section alone, so that the module read
+			// again is not kept for the data's sake.
+			return decodeDataSectionBytes(bytes.Clone(b[off:off+int(size)]), enabledFeatures)
+		}}, nil
 	}
 	sec := make([]byte, size)
 	if _, err := io.ReadFull(r, sec); err != nil {
