@@ -23,6 +23,28 @@ type rpcClient struct {
 	seen    []map[string]any
 }
 
+// read passes the JSON lines of pi's stdout to rc.records until it ends,
+// then closes records and calls end.
+func (rc *rpcClient) read(stdout io.Reader, end func()) {
+	br := bufio.NewReader(stdout)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var v map[string]any
+			if jerr := json.Unmarshal(line, &v); jerr != nil {
+				rc.t.Errorf("not JSON on stdout: %q", line)
+			} else {
+				rc.records <- v
+			}
+		}
+		if err != nil {
+			close(rc.records)
+			end()
+			return
+		}
+	}
+}
+
 func startRPC(t *testing.T, c *cli, args ...string) *rpcClient {
 	t.Helper()
 	inR, inW := io.Pipe()
@@ -40,24 +62,7 @@ func startRPC(t *testing.T, c *cli, args ...string) *rpcClient {
 		outW.Close()
 		rc.done <- code
 	}()
-	go func() {
-		br := bufio.NewReader(outR)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
-				var v map[string]any
-				if jerr := json.Unmarshal(line, &v); jerr != nil {
-					t.Errorf("not JSON on stdout: %q", line)
-				} else {
-					rc.records <- v
-				}
-			}
-			if err != nil {
-				close(rc.records)
-				return
-			}
-		}
-	}()
+	go rc.read(outR, func() {})
 	return rc
 }
 

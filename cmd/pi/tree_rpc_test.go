@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -36,26 +34,10 @@ func startRPCBinary(t *testing.T, c *cli, dir string, args ...string) *rpcClient
 		t.Fatal(err)
 	}
 	rc := &rpcClient{t: t, in: in, records: make(chan map[string]any, 1024), done: make(chan int, 1)}
-	go func() {
-		br := bufio.NewReader(out)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
-				var v map[string]any
-				if jerr := json.Unmarshal(line, &v); jerr != nil {
-					t.Errorf("not JSON on stdout: %q", line)
-				} else {
-					rc.records <- v
-				}
-			}
-			if err != nil {
-				close(rc.records)
-				cmd.Wait()
-				rc.done <- cmd.ProcessState.ExitCode()
-				return
-			}
-		}
-	}()
+	go rc.read(out, func() {
+		cmd.Wait()
+		rc.done <- cmd.ProcessState.ExitCode()
+	})
 	t.Cleanup(func() {
 		in.Close()
 		select {
