@@ -328,6 +328,10 @@ func TestGuestErrorsKeepInstance(t *testing.T) {
 	}
 }
 
+// The caller's context (50 ms) ends a looping call before the manifest's
+// deadline (5 s, the host's cap): the bound between them leaves a loaded
+// machine's scheduling delays room without taking the deadline for the
+// context.
 func TestCanceledContext(t *testing.T) {
 	e := load1(t, "hostile", hostileManifest)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -335,7 +339,7 @@ func TestCanceledContext(t *testing.T) {
 	start := time.Now()
 	_, err := e.BeforeAgentStart(ctx, abi.BeforeAgentStartEvent{Input: "loop"}, nil)
 	var ce *CallError
-	if !errors.As(err, &ce) || (ce.Cause != CauseTimeout && ce.Cause != CauseCanceled) || time.Since(start) > 2*time.Second {
+	if !errors.As(err, &ce) || (ce.Cause != CauseTimeout && ce.Cause != CauseCanceled) || time.Since(start) > 4*time.Second {
 		t.Fatalf("%v after %v", err, time.Since(start))
 	}
 }
