@@ -274,15 +274,27 @@ func (m *ModuleInstance) applyData(module *Module, skipActive bool) error {
 	// holds the active segments, which the spec drops once applied; the
 	// module has no passive ones (experimental.WithActiveDataSkipped), so
 	// every data instance is empty and the section need not be decoded.
+	//
+	// Only memory.init and data.drop read data instances, and a module
+	// without a data count section can contain neither (validation
+	// refuses them): such a module, a Go guest among them, gets none
+	// rather than one per segment (40,000 for a Go guest, 1 MiB).
+	needInstances := module.DataCountSection != nil
 	if skipActive {
-		m.DataInstances = make([][]byte, module.DataCount())
+		if needInstances {
+			m.DataInstances = make([][]byte, module.DataCount())
+		}
 		return nil
 	}
 	data := module.DataSection
-	m.DataInstances = make([][]byte, len(data))
+	if needInstances {
+		m.DataInstances = make([][]byte, len(data))
+	}
 	for i := range data {
 		d := &data[i]
-		m.DataInstances[i] = d.Init
+		if needInstances {
+			m.DataInstances[i] = d.Init
+		}
 		if !d.IsPassive() {
 			var offset int
 			if v, ok := constI32(&d.OffsetExpression); ok { // PI-PATCH
