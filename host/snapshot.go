@@ -185,7 +185,7 @@ func loadSnapshot(path string, maxBytes uint64) (*snapshot, error) {
 	s := &snapshot{path: path, state: state, memBytes: memBytes, imageOff: snapshotAlign}
 	crc := uint32(0)
 	if mapSnapshots {
-		buf := make([]byte, 256<<10)
+		buf := head // read; the header is decoded and no longer needed
 		for off := int64(0); off < int64(memBytes); {
 			n, err := f.ReadAt(buf[:min(int64(len(buf)), int64(memBytes)-off)], snapshotAlign+off)
 			if err != nil {
