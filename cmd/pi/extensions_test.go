@@ -106,15 +106,26 @@ func TestForcedPromptNeverWrittenToDisk(t *testing.T) {
 	if strings.HasPrefix(forced, "You are pi") {
 		t.Fatal("the forced prompt did not reach the request")
 	}
-	// Nothing under the agent dir or the project may contain it.
+	// Nothing under the agent dir or the project may contain it, but for
+	// a snapshot of the guest's initialised memory: the prompt is a
+	// constant of the module, so the image holds it as the module's data
+	// section does, as many times as the .wasm (the snapshot is taken
+	// before any call, so a copy the call made would show as one more).
+	wasm, err := os.ReadFile(filepath.Join(yesNo, "yes-no.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inModule := strings.Count(string(wasm), forced)
+	snapshots := filepath.Join(c.agentDir, "cache", "snapshots") + string(filepath.Separator)
 	for _, root := range []string{c.agentDir, proj} {
 		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() {
 				return nil
 			}
 			data, _ := os.ReadFile(path)
-			if strings.Contains(string(data), forced) {
-				t.Errorf("forced prompt written to %s", path)
+			n := strings.Count(string(data), forced)
+			if n > 0 && !(strings.HasPrefix(path, snapshots) && n <= inModule) {
+				t.Errorf("forced prompt written to %s (%d times; the module holds it %d times)", path, n, inModule)
 			}
 			return nil
 		})
