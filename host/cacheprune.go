@@ -11,10 +11,12 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// staleCacheAge is how long a compilation cache of another wazero version
-// must have gone without a new entry before pi removes it: a pi of that
-// version still in use (two builds side by side on one agent directory)
-// adds entries as it compiles, and keeps its cache.
+// staleCacheAge is how long pi keeps what it may no longer use under
+// <agent dir>/cache: a compilation cache of another wazero version must
+// have gone without a new entry that long before pi removes it (a pi of
+// that version still in use, two builds side by side on one agent
+// directory, adds entries as it compiles and keeps its cache), and a guest
+// snapshot is removed that long after it was written (see pruneSnapshots).
 const staleCacheAge = 7 * 24 * time.Hour
 
 // pruneCompileCaches removes from dir (pi's compilation cache directory,

@@ -261,15 +261,12 @@ func writeSnapshot(path string, mem []byte, state snapshotState) error {
 	return nil
 }
 
-// staleSnapshotAge is how long a snapshot is kept after it was written.
-// Every rebuilt module, changed limit or new pi version leaves its
-// predecessor's snapshot behind (a few MiB each); removing every snapshot
-// of that age when a new one is written bounds them, and costs a snapshot
-// still in use one fresh start to write it again.
-const staleSnapshotAge = 7 * 24 * time.Hour
-
 // pruneSnapshots removes the snapshots in dir written before now less
-// staleSnapshotAge, and temporary files of writes that died as old.
+// staleCacheAge, and temporary files of writes that died as old. Every
+// rebuilt module, changed limit or new pi version leaves its predecessor's
+// snapshot behind (a few MiB each); removing every snapshot of that age
+// when a new one is written bounds them, and costs a snapshot still in use
+// one fresh start to write it again.
 // A process still using one keeps its mapping (the file lives on until it
 // is unmapped).
 func pruneSnapshots(dir string, now time.Time) {
@@ -281,7 +278,7 @@ func pruneSnapshots(dir string, now time.Time) {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleSnapshotAge {
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleCacheAge {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}

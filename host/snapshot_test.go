@@ -277,7 +277,7 @@ func TestSnapshotPrunesStale(t *testing.T) {
 		}
 	}
 	now := time.Now()
-	if err := os.Chtimes(old, now, now.Add(-staleSnapshotAge-time.Hour)); err != nil {
+	if err := os.Chtimes(old, now, now.Add(-staleCacheAge-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeSnapshot(filepath.Join(dir, "new"), make([]byte, 65536), snapshotState{}); err != nil {
