@@ -54,10 +54,11 @@ func TestPruneCompileCaches(t *testing.T) {
 	}
 	target := cache("elsewhere", key)
 	link := filepath.Join(dir, "wazero-v1.7.0"+sfx)
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
+	if err := os.Symlink(target, link); err == nil {
+		kept = append(kept, link, target)
+	} else {
+		t.Logf("no link checked: %v", err) // Windows without the privilege
 	}
-	kept = append(kept, link, target)
 
 	rt, err := NewRuntime(context.Background(), Config{AgentDir: agent})
 	if err != nil {
