@@ -498,7 +498,7 @@ func (m *Model) cmdTree(string) tea.Cmd {
 
 func (m *Model) openTree(selected string) tea.Cmd {
 	tr := m.rt.Transcript()
-	if len(tr.Tree()) == 0 {
+	if tr.Branches() == 0 { // no entry with an id: nothing to show (read from the index alone)
 		m.addNotice("No entries in session")
 		return m.flush()
 	}
