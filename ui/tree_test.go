@@ -237,3 +237,19 @@ func TestTreeWhileWorkingStopsTheRunFirst(t *testing.T) {
 		t.Errorf("no notice:\n%s", blocksText(m))
 	}
 }
+
+// /tree on a session without entries says so and opens nothing; with
+// entries it opens the picker.
+func TestTreeOfAnEmptySession(t *testing.T) {
+	dir := t.TempDir()
+	m := fullScreen(t, Host{Runtime: newTestRuntime(t, dir, 0), Cwd: dir})
+	press(m, "/tree", "enter")
+	if m.picker != nil || !strings.Contains(plainView(m), "No entries in session") {
+		t.Errorf("/tree on an empty session:\n%s", plainView(m))
+	}
+	m = fullScreen(t, Host{Runtime: newTestRuntime(t, dir, 1), Cwd: dir})
+	press(m, "/tree", "enter")
+	if m.picker == nil {
+		t.Error("/tree with entries did not open the tree")
+	}
+}
