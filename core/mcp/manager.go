@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -479,28 +480,35 @@ func (s *server) connect() {
 	s.state, s.err = StateConnected, ""
 	s.mu.Unlock()
 	go func() {
-		err := cs.Wait()
-		s.mu.Lock()
-		if s.session == cs && !s.closing {
-			s.session = nil
-			s.state = StateDisconnected
-			s.err = "the connection closed"
-			if err != nil {
-				s.err = "the connection closed: " + err.Error()
-			}
-			if proc != nil {
-				if tail := proc.stderr.String(); tail != "" {
-					s.err += "\n" + tail
-				}
-			}
-			s.started = false
-		}
-		s.mu.Unlock()
+		s.dropped(cs, proc, cs.Wait())
 		if proc != nil {
 			proc.Close()
 		}
 		s.m.changed()
 	}()
+}
+
+// dropped records that the connection cs (to the process proc, nil for
+// HTTP) closed, with err, unless another connection took its place or pi
+// closes it: the next call connects again.
+func (s *server) dropped(cs *sdk.ClientSession, proc *process, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session != cs || s.closing {
+		return
+	}
+	s.session = nil
+	s.state = StateDisconnected
+	s.err = "the connection closed"
+	if err != nil {
+		s.err = "the connection closed: " + err.Error()
+	}
+	if proc != nil {
+		if tail := proc.stderr.String(); tail != "" {
+			s.err += "\n" + tail
+		}
+	}
+	s.started = false
 }
 
 // listTools fetches every page of the server's tools and registers the
@@ -658,7 +666,7 @@ func (s *server) call(ctx context.Context, name, remote string, args map[string]
 		return tool.ErrorResult("Cancelled while waiting for the MCP server %q.", s.cfg.Name)
 	}
 	s.mu.Lock()
-	cs, state, errText := s.session, s.state, s.err
+	cs, proc, state, errText := s.session, s.proc, s.state, s.err
 	s.mu.Unlock()
 	if cs == nil || state != StateConnected {
 		return tool.ErrorResult("The MCP server %q is not connected (%s): %s", s.cfg.Name, state, errText)
@@ -669,6 +677,12 @@ func (s *server) call(ctx context.Context, name, remote string, args map[string]
 		args = map[string]any{}
 	}
 	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: remote, Arguments: args})
+	if errors.Is(err, sdk.ErrConnectionClosed) {
+		// Recorded now, not only when the connection's watcher gets to
+		// it: the next call, which may come at once, must connect again
+		// rather than meet the closed connection.
+		s.dropped(cs, proc, err)
+	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return tool.ErrorResult("The MCP server %q did not answer within %s.", s.cfg.Name, s.cfg.Timeout)
