@@ -5,38 +5,9 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/piwasm/pi/internal/jsonstr"
 )
-
-// Strings dominate the payloads, and inside a guest every loop iteration
-// pays for a deadline check, so both directions scan strings eight bytes
-// at a time (SWAR) and drop to a byte loop only around the bytes that need
-// attention.
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
-
-// load64 reads 8 bytes at p[i:] (the caller checks bounds) in one load.
-func load64(p []byte, i int) uint64 {
-	return *(*uint64)(unsafe.Pointer(unsafe.SliceData(p[i : i+8])))
-}
-
-func load64s(s string, i int) uint64 {
-	return *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i : i+8])))
-}
-
-// special reports whether any byte of x is a quote, a backslash or a
-// control character; with high set, also any byte >= 0x80.
-func special(x uint64, high bool) bool {
-	q := x ^ (swarLo * '"')
-	bs := x ^ (swarLo * '\\')
-	m := ((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((bs - swarLo) & ^bs)
-	if high {
-		m |= x
-	}
-	return m&swarHi != 0
-}
 
 // This file is a small JSON codec for the ABI payloads, written without
 // reflection. Guests run it instead of encoding/json: inside a WebAssembly
@@ -47,60 +18,6 @@ func special(x uint64, high bool) bool {
 // encoding/json.
 
 // ---- encoding ----
-
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && !special(load64s(s, i), true) {
-			i += 8
-			continue
-		}
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				const hex = "0123456789abcdef"
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, `\u202`...)
-			b = append(b, "89"[r-'\u2028'])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 var errNonFinite = errors.New("number is not finite")
 
@@ -132,7 +49,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonstr.Append(b, s)
 	}
 	return append(b, ']')
 }
@@ -161,7 +78,7 @@ func (w *objWriter) str(k, v string, omitEmpty bool) {
 		return
 	}
 	w.key(k)
-	w.b = appendString(w.b, v)
+	w.b = jsonstr.Append(w.b, v)
 }
 
 func (w *objWriter) boolean(k string, v bool) {
@@ -218,7 +135,7 @@ func (op Op) AppendJSON(b []byte) ([]byte, error) {
 	w.boolean("complete", op.Complete)
 	if op.Value != nil {
 		w.key("value")
-		w.b = appendString(w.b, *op.Value)
+		w.b = jsonstr.Append(w.b, *op.Value)
 	}
 	if len(op.Tools) > 0 {
 		w.key("tools")
@@ -253,7 +170,7 @@ func (r BeforeAgentStartResult) AppendJSON(b []byte) ([]byte, error) {
 	w.str("message", r.Message, true)
 	if r.ForcePrompt != nil {
 		w.key("forcePrompt")
-		w.b = appendString(w.b, *r.ForcePrompt)
+		w.b = jsonstr.Append(w.b, *r.ForcePrompt)
 	}
 	return w.done()
 }
@@ -315,7 +232,7 @@ func AppendError(b []byte, msg string) []byte {
 		msg = "error"
 	}
 	b = append(b, `{"error":`...)
-	b = appendString(b, msg)
+	b = jsonstr.Append(b, msg)
 	return append(b, '}')
 }
 
@@ -397,7 +314,7 @@ func (d *decoder) str() string {
 	start := d.i
 	b, i := d.b, d.i
 	for i < len(b) {
-		if i+8 <= len(b) && !special(load64(b, i), false) {
+		if i+8 <= len(b) && !jsonstr.Special(jsonstr.Load64(b, i), false) {
 			i += 8
 			continue
 		}
@@ -420,7 +337,7 @@ func (d *decoder) str() string {
 	for d.i < len(d.b) {
 		j := d.i
 		for j < len(b) {
-			if j+8 <= len(b) && !special(load64(b, j), false) {
+			if j+8 <= len(b) && !jsonstr.Special(jsonstr.Load64(b, j), false) {
 				j += 8
 				continue
 			}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/internal/jsonstr"
 )
 
 // appendMessageEntry appends a message entry as Entry.MarshalJSON's
@@ -24,15 +24,15 @@ func appendMessageEntry(b []byte, e Entry) ([]byte, bool) {
 		return b, false
 	}
 	b = append(b, `{"type":`...)
-	b = appendString(b, e.Type)
+	b = jsonstr.Append(b, e.Type)
 	if e.ID != "" {
 		b = append(b, `,"id":`...)
-		b = appendString(b, e.ID)
+		b = jsonstr.Append(b, e.ID)
 	}
 	switch {
 	case e.ParentID != "":
 		b = append(b, `,"parentId":`...)
-		b = appendString(b, e.ParentID)
+		b = jsonstr.Append(b, e.ParentID)
 	case e.ID != "":
 		// A root entry says parentId: null, as the established harness
 		// writes it.
@@ -40,10 +40,10 @@ func appendMessageEntry(b []byte, e Entry) ([]byte, bool) {
 	}
 	if e.Time != "" {
 		b = append(b, `,"timestamp":`...)
-		b = appendString(b, e.Time)
+		b = jsonstr.Append(b, e.Time)
 	}
 	b = append(b, `,"message":{"role":`...)
-	b = appendString(b, m.Role)
+	b = jsonstr.Append(b, m.Role)
 	b = append(b, `,"content":`...)
 	var ok bool
 	if b, ok = appendContent(b, m.Content); !ok {
@@ -94,7 +94,7 @@ func appendMessageEntry(b []byte, e Entry) ([]byte, bool) {
 	b = append(b, '}')
 	if e.Extension != "" {
 		b = append(b, `,"extension":`...)
-		b = appendString(b, e.Extension)
+		b = jsonstr.Append(b, e.Extension)
 	}
 	return append(b, '}'), true
 }
@@ -110,7 +110,7 @@ func entryFieldsPlain(m *prompt.Message) bool {
 
 func appendContent(b []byte, c prompt.Content) ([]byte, bool) {
 	if c.Blocks == nil {
-		return appendString(b, c.Str), true
+		return jsonstr.Append(b, c.Str), true
 	}
 	b = append(b, '[')
 	for i, k := range c.Blocks {
@@ -118,7 +118,7 @@ func appendContent(b []byte, c prompt.Content) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":`...)
-		b = appendString(b, k.Type)
+		b = jsonstr.Append(b, k.Type)
 		b = appendField(b, "text", k.Text)
 		b = appendField(b, "data", k.Data)
 		b = appendField(b, "mimeType", k.MimeType)
@@ -147,7 +147,7 @@ func appendField(b []byte, key, v string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
 	b = append(b, '"', ':')
-	return appendString(b, v)
+	return jsonstr.Append(b, v)
 }
 
 // appendRaw appends raw JSON compacted, as encoding/json writes a
@@ -182,63 +182,6 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 	return b, true
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string the way encoding/json writes it
-// without HTML escaping: quotes, backslashes and control characters
-// escaped, invalid UTF-8 replaced by \ufffd, U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // appendRequestEntry appends the record of a model request (one per turn)
 // as Entry.MarshalJSON's encoding/json path writes it: the same fields wire
 // takes for it, in the same order. TestRequestEntryJSON and
@@ -250,18 +193,18 @@ func appendRequestEntry(b []byte, e Entry) ([]byte, bool) {
 	b = append(b, `{"type":"custom"`...)
 	if e.ID != "" {
 		b = append(b, `,"id":`...)
-		b = appendString(b, e.ID)
+		b = jsonstr.Append(b, e.ID)
 	}
 	switch {
 	case e.ParentID != "":
 		b = append(b, `,"parentId":`...)
-		b = appendString(b, e.ParentID)
+		b = jsonstr.Append(b, e.ParentID)
 	case e.ID != "":
 		b = append(b, `,"parentId":null`...)
 	}
 	b = appendField(b, "timestamp", e.Time)
 	b = append(b, `,"customType":`...)
-	b = appendString(b, customTypes[e.Type])
+	b = jsonstr.Append(b, customTypes[e.Type])
 	b = append(b, `,"data":{`...)
 	n := len(b)
 	b = appendField(b, "route", e.Route)

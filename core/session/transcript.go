@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/internal/jsonstr"
 )
 
 // FormatVersion is the version written in a session file's header: the
@@ -630,7 +631,7 @@ func (e Entry) marshalReflect() ([]byte, error) {
 		// A root entry says parentId: null, as the established harness
 		// writes it; omitempty cannot express that.
 		// The id as the encoder above wrote it (no HTML escapes).
-		id := appendString(nil, e.ID)
+		id := jsonstr.Append(nil, e.ID)
 		out = bytes.Replace(out, append([]byte(`,"id":`), id...), append(append([]byte(`,"id":`), id...), `,"parentId":null`...), 1)
 	}
 	return out, nil
