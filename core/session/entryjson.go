@@ -25,19 +25,7 @@ func appendMessageEntry(b []byte, e Entry) ([]byte, bool) {
 	}
 	b = append(b, `{"type":`...)
 	b = jsonstr.Append(b, e.Type)
-	if e.ID != "" {
-		b = append(b, `,"id":`...)
-		b = jsonstr.Append(b, e.ID)
-	}
-	switch {
-	case e.ParentID != "":
-		b = append(b, `,"parentId":`...)
-		b = jsonstr.Append(b, e.ParentID)
-	case e.ID != "":
-		// A root entry says parentId: null, as the established harness
-		// writes it.
-		b = append(b, `,"parentId":null`...)
-	}
+	b = appendLinks(b, e)
 	if e.Time != "" {
 		b = append(b, `,"timestamp":`...)
 		b = jsonstr.Append(b, e.Time)
@@ -182,15 +170,9 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 	return b, true
 }
 
-// appendRequestEntry appends the record of a model request (one per turn)
-// as Entry.MarshalJSON's encoding/json path writes it: the same fields wire
-// takes for it, in the same order. TestRequestEntryJSON and
-// FuzzRequestEntryJSON hold the two to the same bytes.
-func appendRequestEntry(b []byte, e Entry) ([]byte, bool) {
-	if e.Type != TypeRequest {
-		return b, false
-	}
-	b = append(b, `{"type":"custom"`...)
+// appendLinks appends an entry's id and parentId members. A root entry
+// says parentId: null, as the established harness writes it.
+func appendLinks(b []byte, e Entry) []byte {
 	if e.ID != "" {
 		b = append(b, `,"id":`...)
 		b = jsonstr.Append(b, e.ID)
@@ -202,6 +184,19 @@ func appendRequestEntry(b []byte, e Entry) ([]byte, bool) {
 	case e.ID != "":
 		b = append(b, `,"parentId":null`...)
 	}
+	return b
+}
+
+// appendRequestEntry appends the record of a model request (one per turn)
+// as Entry.MarshalJSON's encoding/json path writes it: the same fields wire
+// takes for it, in the same order. TestRequestEntryJSON and
+// FuzzRequestEntryJSON hold the two to the same bytes.
+func appendRequestEntry(b []byte, e Entry) ([]byte, bool) {
+	if e.Type != TypeRequest {
+		return b, false
+	}
+	b = append(b, `{"type":"custom"`...)
+	b = appendLinks(b, e)
 	b = appendField(b, "timestamp", e.Time)
 	b = append(b, `,"customType":`...)
 	b = jsonstr.Append(b, customTypes[e.Type])
