@@ -9,6 +9,7 @@ import (
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/internal/proccpu"
 )
 
 // The loop's per-call costs, deadline on, warm instance, no memo store:
@@ -130,9 +131,9 @@ func BenchmarkToolCallHookNoop(b *testing.B) {
 // reportCPU adds the process's CPU time per operation to a benchmark's
 // figures (cpu-µs/op); call the function it returns when the loop is done.
 func reportCPU(b *testing.B) func() {
-	start := cpuTime()
+	start := proccpu.Used()
 	return func() {
-		if used := cpuTime() - start; used > 0 && b.N > 0 {
+		if used := proccpu.Used() - start; used > 0 && b.N > 0 {
 			b.ReportMetric(float64(used.Microseconds())/float64(b.N), "cpu-µs/op")
 		}
 	}

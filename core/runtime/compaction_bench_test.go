@@ -15,6 +15,7 @@ import (
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/internal/proccpu"
 )
 
 // sizeModel reports a prompt size equal to the request's own size
@@ -86,7 +87,7 @@ func longSession(tb testing.TB) longCost {
 	var ms runtime.MemStats
 	sample := func() (time.Time, time.Duration, uint64, uint64) {
 		runtime.ReadMemStats(&ms)
-		return time.Now(), processCPU(), ms.Mallocs, ms.TotalAlloc
+		return time.Now(), proccpu.Used(), ms.Mallocs, ms.TotalAlloc
 	}
 	var cStart time.Time
 	var cCPU, cModel time.Duration

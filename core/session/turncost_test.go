@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/piwasm/pi/internal/proccpu"
 )
 
 // turnWindows are the turns whose cost is measured: ten turns from each
@@ -62,9 +64,9 @@ func scriptedSession(tb testing.TB) map[int]turnCost {
 			switch k {
 			case w:
 				runtime.ReadMemStats(&ms)
-				start, startCPU, startObjs, startB, list = time.Now(), processCPU(), ms.Mallocs, ms.TotalAlloc, 0
+				start, startCPU, startObjs, startB, list = time.Now(), proccpu.Used(), ms.Mallocs, ms.TotalAlloc, 0
 			case w + windowTurns:
-				wall, cpu := time.Since(start), processCPU()-startCPU
+				wall, cpu := time.Since(start), proccpu.Used()-startCPU
 				runtime.ReadMemStats(&ms)
 				out[w] = turnCost{wall: wall / windowTurns, cpu: cpu / windowTurns,
 					objects: (ms.Mallocs - startObjs) / windowTurns, bytes: (ms.TotalAlloc - startB) / windowTurns, listBytes: list / windowTurns}

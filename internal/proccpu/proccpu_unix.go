@@ -1,14 +1,15 @@
 //go:build unix
 
-package session
+package proccpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the user and system time the process has used.
-func processCPU() time.Duration {
+// Used is the user and system time the process has used so far, over all
+// its threads (0 if the kernel does not say).
+func Used() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
