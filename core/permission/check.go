@@ -390,6 +390,34 @@ func (c *Checker) EntryRefused(tool, path string) (Rule, bool) {
 	return Rule{}, false
 }
 
+// ConsultsPath reports whether deciding a call of tool can depend on the
+// path it touches: some rule is for the tool (in any list, the session's
+// included, with a pattern or without, since an ask puts the path to the
+// user), or a Default decides. Without one every path gets the same
+// decision, so the caller need not resolve the path, which costs a file
+// system lookup per component.
+func (c *Checker) ConsultsPath(tool string) bool {
+	if c.Default != nil {
+		return true
+	}
+	tool = strings.ToLower(tool)
+	for _, list := range [][]Rule{c.rules.Deny, c.rules.Ask, c.rules.Allow} {
+		for i := range list {
+			if list[i].forTool(tool) {
+				return true
+			}
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.session {
+		if c.session[i].forTool(tool) {
+			return true
+		}
+	}
+	return false
+}
+
 // DeniedPath reports whether a deny rule for tool covers path, the path a
 // file tool resolved itself just before opening it. Only deny rules: an
 // ask rule was put to the user (or refused) by the gate already.

@@ -79,8 +79,12 @@ func (g *Gate) decide(ctx context.Context, t tool.Tool, call tool.Call) (agent.V
 	if s, ok := call.Args["command"].(string); ok && t.Name == "bash" {
 		req.Command = s
 	}
-	if p := g.pathOf(t, call); p != "" {
-		req.Path = p
+	// Resolving the path looks up each of its components: only when a
+	// rule or the default can tell paths apart.
+	if g.Checker.ConsultsPath(t.Name) {
+		if p := g.pathOf(t, call); p != "" {
+			req.Path = p
+		}
 	}
 	if strings.HasPrefix(t.Source, tool.SourceMCP) {
 		req.Args = permission.ArgsJSON(call.Args)
