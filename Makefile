@@ -15,8 +15,9 @@ all: build plugins
 STAMP   := $(shell date +%s%N)-$(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X github.com/piwasm/pi/core/sandbox/confine.buildStamp=$(STAMP)
 
+# Both are static (no cgo): see RATIONALE.md, "pi is static".
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/pi-sandbox ./cmd/pi-sandbox
 
 # Each example extension builds into <dir>/<name>.wasm next to its extension.yaml.

@@ -84,6 +84,7 @@ func main() {
 		cancel()
 		exitAfterInterrupt(s, agentRun)
 	}()
+	resolveSystemNames()
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
 	a := &app{

@@ -32,6 +32,8 @@ const (
 //     one retry loop), and retry.provider.maxRetryDelayMs (0: no limit) is
 //     the longest wait a server may ask for with Retry-After.
 func (a *app) modelClient(v *settings.Settings) (*provider.Client, error) {
+	// The clone keeps the dialer resolveSystemNames gave the default
+	// transport: names only the system's NSS knows work for models too.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = provider.WrapDial(tr.DialContext)
 	if p := v.String("httpProxy"); p != "" {

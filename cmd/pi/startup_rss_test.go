@@ -34,7 +34,9 @@ func BenchmarkPrintHelloMemory(b *testing.B) {
 	dir := b.TempDir()
 	built := filepath.Join(dir, "pi.built")
 	for _, p := range [][2]string{{built, "."}, {filepath.Join(dir, "timeit"), "../../bench/timeit"}} {
-		if out, err := goCmd(".", "build", "-o", p[0], p[1]).CombinedOutput(); err != nil {
+		cmd := goCmd(".", "build", "-o", p[0], p[1])
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=0") // as make build builds pi
+		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("build %s: %v\n%s", p[1], err, out)
 		}
 	}

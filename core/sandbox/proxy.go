@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/piwasm/pi/internal/nsslookup"
 )
 
 // netProxy is the HTTP proxy confined commands reach the network through
@@ -75,12 +77,13 @@ const reasonNotListed = "not on the list"
 
 func newNetProxy(entries []string) *netProxy {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	// Names resolve as the system resolves them (NSS through getent where
+	// Go's resolver cannot); the list is checked against what they
+	// resolve to all the same.
 	return &netProxy{
-		allow: newAllowList(entries),
-		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
-			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-		},
-		dial: d.DialContext,
+		allow:  newAllowList(entries),
+		lookup: new(nsslookup.Resolver).LookupNetIP,
+		dial:   d.DialContext,
 	}
 }
 

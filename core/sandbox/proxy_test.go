@@ -10,6 +10,9 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -219,5 +222,37 @@ func TestProxyRecordBounded(t *testing.T) {
 	}
 	if r := x.refusedSince(x.mark()); r != nil {
 		t.Errorf("nothing since the last mark: %v", r)
+	}
+}
+
+// A name only the system's NSS knows (an mDNS name) resolves for the
+// proxy through getent, and its answer is checked like any other.
+func TestProxyResolvesThroughNSS(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("getent is a shell script here")
+	}
+	bin := t.TempDir()
+	getent := "#!/bin/sh\n[ \"$1\" = ahosts ] || exit 1\nprintf '127.0.0.1       STREAM %s\\n127.0.0.1       DGRAM  \\n' \"$2\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "getent"), []byte(getent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	port := echoServer(t)
+	x := newNetProxy([]string{"box.local", "*.lan.local"})
+	t.Cleanup(func() { x.close() })
+	addr, err := x.addr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, c, _ := connect(t, addr, "box.local:"+port)
+	if c == nil {
+		t.Fatalf("CONNECT box.local (listed, resolved by getent): %s", status)
+	}
+	c.Close()
+	if status, c, body := connect(t, addr, "printer.lan.local:"+port); c != nil || !strings.Contains(body, "resolves to 127.0.0.1, a local address") {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("CONNECT printer.lan.local (a wildcard, resolved to loopback by getent): %s %q", status, body)
 	}
 }
