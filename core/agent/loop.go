@@ -418,13 +418,21 @@ func (r *run) execute(ctx context.Context, preps []*prepared) {
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for _, p := range todo {
+	for i, p := range todo {
 		if limit == 1 {
 			r.runOne(ctx, p)
 			continue
 		}
-		wg.Add(1)
 		sem <- struct{}{}
+		if i == len(todo)-1 {
+			// The last call runs here, alongside the others: a goroutine
+			// of its own would only hand the work to another thread and
+			// this one back (a turn's usual batch is one or two calls).
+			r.runOne(ctx, p)
+			<-sem
+			continue
+		}
+		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r.runOne(ctx, p)
