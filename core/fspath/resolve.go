@@ -20,6 +20,9 @@ func Resolve(p string) string {
 		}
 	}
 	p = filepath.Clean(p)
+	if noLinks(p) {
+		return p
+	}
 	for range maxLinks {
 		next, again := resolveOnce(p)
 		if !again {
