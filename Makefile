@@ -6,7 +6,7 @@ PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: peer all build plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
+.PHONY: peer all build helper plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
 
 all: build plugins
 
@@ -16,9 +16,22 @@ STAMP   := $(shell date +%s%N)-$(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X github.com/piwasm/pi/core/sandbox/confine.buildStamp=$(STAMP)
 
 # Both are static (no cgo): see RATIONALE.md, "pi is static".
-build:
+# The helper also has its own entry point (cmd/pi-sandbox/entry_linux_*.s),
+# which creates the command's namespaces before the Go runtime starts its
+# threads, so pi can start the helper with vfork (see docs/sandbox.md). Where
+# there is none the helper is linked without it, and pi starts it in
+# namespaces it creates itself, with a full fork. The tests that build the
+# helper build it through `make helper` (HELPER_OUT=FILE STAMP=), so this is
+# the one place its link flags are.
+GOOSARCH     := $(shell $(GO) env GOOS GOARCH | paste -sd/ -)
+HELPER_ENTRY := $(if $(filter linux/amd64 linux/arm64,$(GOOSARCH)),-E pisandbox_rt0)
+HELPER_OUT   ?= bin/pi-sandbox
+
+build: helper
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/pi-sandbox ./cmd/pi-sandbox
+
+helper:
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS) $(HELPER_ENTRY)" -o $(HELPER_OUT) ./cmd/pi-sandbox
 
 # Each example extension builds into <dir>/<name>.wasm next to its extension.yaml.
 plugins:

@@ -19,8 +19,14 @@ import (
 // thread runtime.LockOSThread would start. Every package this one imports
 // is initialised by then.
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
-		os.Exit(confine.RunFromInit(os.Args[2:], os.Stderr))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case confine.HelperArg:
+			os.Exit(confine.RunFromInit(os.Args[2:], os.Stderr))
+		case confine.SelfNSArg:
+			// In the namespaces the entry point created (entry.go).
+			os.Exit(confine.RunSelfNS(os.Args[2:], unshareResult, os.Stderr))
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,5 +45,29 @@ exit 0`
 	}
 	if _, err := os.Stat(filepath.Join(outside, "out")); err == nil || strings.Contains(string(out), "wrote out") {
 		t.Errorf("the command wrote outside its writable directory:\n%s", out)
+	}
+}
+
+// The test binary is linked without the helper's entry point, so started
+// with confine.SelfNSArg it is in pi's own namespaces, not in ones of its
+// own: it must refuse, naming why, and run nothing; its probe fails too.
+func TestHelperWithoutEntryRefusesSelfNS(t *testing.T) {
+	dir := t.TempDir()
+	var spec bytes.Buffer
+	if err := sandbox.PrintSpec([]string{dir}, &spec); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "ran")
+	cmd := exec.Command(os.Args[0], confine.SelfNSArg, strings.TrimSpace(spec.String()), "--", "touch", marker)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); err == nil || code != 126 || !strings.Contains(string(out), "without its entry point") {
+		t.Errorf("exit %d (%v), want 126 and a refusal naming the entry point: %s", code, err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran")
+	}
+	probe := exec.Command(os.Args[0], confine.SelfNSArg, confine.ProbeArg, strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid()))
+	if out, err := probe.CombinedOutput(); err == nil {
+		t.Errorf("the probe succeeded without the entry point: %s", out)
 	}
 }

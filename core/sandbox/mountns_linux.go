@@ -3,10 +3,13 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/piwasm/pi/core/sandbox/confine"
 )
 
 // The protected paths and the read deny list are enforced for commands in
@@ -19,6 +22,40 @@ import (
 // denied path (an empty read-only tmpfs over a directory, /dev/null over a
 // file), then confines itself with Landlock, which also forbids the
 // command to unmount any of it. See RATIONALE.md.
+
+// namespacesWork reports, once per process, whether commands can get a
+// user and mount namespace of their own: the helper beside pi creates
+// them itself (selfNSWorks), or else pi can start a process in them
+// (mountNSWorks, a full fork of pi to find out).
+var namespacesWork = sync.OnceValue(func() bool {
+	if exe, err := os.Executable(); err == nil {
+		if h := helperExe(exe); h != exe && selfNSWorks(h) {
+			return true
+		}
+	}
+	return mountNSWorks()
+})
+
+// selfNSProbes holds, per helper program, whether it creates its own
+// namespaces (a func() bool made by sync.OnceValue).
+var selfNSProbes sync.Map
+
+// selfNSWorks reports, once per process and helper, whether the helper
+// creates its own user and mount namespace when started with
+// [confine.SelfNSArg]: it is cmd/pi-sandbox linked with its entry point
+// and the kernel lets it. One run of the helper finds out; a helper
+// without the entry point refuses, and pi starts it in namespaces it
+// creates itself, as before.
+func selfNSWorks(helper string) bool {
+	f, ok := selfNSProbes.Load(helper)
+	if !ok {
+		f, _ = selfNSProbes.LoadOrStore(helper, sync.OnceValue(func() bool {
+			cmd := exec.Command(helper, confine.SelfNSArg, confine.ProbeArg, strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid()))
+			return cmd.Run() == nil
+		}))
+	}
+	return f.(func() bool)()
+}
 
 // mountNSWorks reports, once per process, whether this kernel lets pi
 // start a process in a new user and mount namespace.

@@ -10,6 +10,9 @@ import (
 // setNamespaces: mount namespaces are Linux only.
 func setNamespaces(*exec.Cmd, bool) {}
 
+// selfNSWorks: no helper creates namespaces here.
+func selfNSWorks(string) bool { return false }
+
 // hostMountNS: no mount namespaces here.
 func hostMountNS() string { return "" }
 

@@ -148,7 +148,7 @@ var ErrNotEnforced = errors.New("the sandbox cannot be enforced here")
 func Build(in Inputs) (*Policy, error) {
 	p, err := build(in, probeKernel())
 	if p != nil {
-		p.ns = &nsProbe{probe: mountNSWorks}
+		p.ns = &nsProbe{probe: namespacesWork}
 	}
 	return p, err
 }

@@ -10,7 +10,7 @@ import (
 
 func probe() Enforcement {
 	e := probeKernel()
-	e.MountNS = mountNSWorks()
+	e.MountNS = namespacesWork()
 	return e
 }
 

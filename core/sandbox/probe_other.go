@@ -10,5 +10,5 @@ func probe() Enforcement {
 
 func probeKernel() Enforcement { return probe() }
 
-// mountNSWorks: mount namespaces are Linux only.
-func mountNSWorks() bool { return false }
+// namespacesWork: mount namespaces are Linux only.
+func namespacesWork() bool { return false }

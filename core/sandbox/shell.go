@@ -174,10 +174,19 @@ func (s Shell) Command(_ context.Context, script, dir string, env []string) (*ex
 
 // helperCommand is the command that starts pi's helper to run argv under
 // sp: in a session of its own, killed with pi, and in its own user and
-// mount namespace when sp mounts anything. Every way of starting the
-// helper goes through here, so none can forget the namespace (whose
-// mounts would otherwise land in pi's own).
+// mount namespace when sp mounts anything: created by the helper itself
+// when it is cmd/pi-sandbox with its entry point ([confine.SelfNSArg],
+// found out once per run by selfNSWorks), else by pi as it starts it
+// (setNamespaces). Every way of starting the helper goes through here, so
+// none can forget the namespace (whose mounts would otherwise land in
+// pi's own).
 func helperCommand(exe string, sp confine.Spec, argv ...string) (*exec.Cmd, error) {
+	return helperCommandFor(helperExe(exe), exe, sp, argv...)
+}
+
+// helperCommandFor is helperCommand with the helper program chosen: exe
+// itself, or the helper beside it.
+func helperCommandFor(helper, exe string, sp confine.Spec, argv ...string) (*exec.Cmd, error) {
 	if sp.Namespace {
 		sp.HostMountNS = hostMountNS()
 	}
@@ -188,13 +197,20 @@ func helperCommand(exe string, sp confine.Spec, argv ...string) (*exec.Cmd, erro
 	if sp.Filter, err = compiledFilter(netModeOf(sp)); err != nil {
 		return nil, fmt.Errorf("sandbox: cannot build the seccomp filter, not running the command: %w", err)
 	}
+	arg, ns := HelperArg, sp.Namespace || sp.NetNS
+	if ns && helper != exe && selfNSWorks(helper) {
+		// The helper creates its namespaces itself, so pi starts it
+		// with none: with vfork rather than a full fork of pi.
+		arg, ns = confine.SelfNSArg, false
+		sp.UID, sp.GID = os.Getuid(), os.Getgid()
+	}
 	js, err := json.Marshal(sp)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(helperExe(exe), append([]string{HelperArg, string(js), "--"}, argv...)...)
+	cmd := exec.Command(helper, append([]string{arg, string(js), "--"}, argv...)...)
 	detach(cmd)
-	if sp.Namespace || sp.NetNS {
+	if ns {
 		setNamespaces(cmd, sp.NetNS)
 	}
 	return cmd, nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -21,7 +22,7 @@ import (
 // process (no_new_privs, Landlock, and for network off a seccomp filter)
 // and executes PROGRAM; it returns only on failure, with exit status 126
 // after telling stderr why. It never runs PROGRAM unconfined.
-func Run(args []string, stderr io.Writer) int { return run(args, stderr, false) }
+func Run(args []string, stderr io.Writer) int { return run(args, stderr, start{}) }
 
 // RunFromInit is [Run] for a program's init function (cmd/pi-sandbox's):
 // the runtime runs every init function on the process's first thread,
@@ -30,27 +31,59 @@ func Run(args []string, stderr io.Writer) int { return run(args, stderr, false) 
 // runtime's template thread: one more thread to create and to end at
 // execve, about 0.4 ms of a call's CPU (perf stat, load 15). Called from
 // anywhere else it would confine one thread and execute from another.
-func RunFromInit(args []string, stderr io.Writer) int { return run(args, stderr, true) }
+func RunFromInit(args []string, stderr io.Writer) int {
+	return run(args, stderr, start{inInit: true})
+}
 
-func run(args []string, stderr io.Writer, inInit bool) int {
-	if err := helper(args, inInit); err != nil {
+// RunSelfNS is [RunFromInit] for a helper started with [SelfNSArg]
+// (cmd/pi-sandbox's init): unshared is what its entry point's unshare
+// returned, [EntryNotRun] when it did not call it. The helper maps pi's
+// user and group (from the policy) in the namespaces it is in, and from
+// there on does what a helper started in them by pi does. It refuses, and
+// the command does not run, when the entry point did not create them.
+// With [ProbeArg] UID GID as args it only creates them and exits 0.
+func RunSelfNS(args []string, unshared int64, stderr io.Writer) int {
+	if len(args) == 3 && args[0] == ProbeArg {
+		if err := probeSelfNS(unshared, args[1], args[2]); err != nil {
+			fmt.Fprintf(stderr, "pi sandbox: %v\n", err)
+			return 126
+		}
+		return 0
+	}
+	return run(args, stderr, start{inInit: true, selfNS: true, unshared: unshared})
+}
+
+// start says how the helper was started.
+type start struct {
+	inInit bool // from an init function, on the process's first thread
+	// selfNS: with SelfNSArg, in the namespaces its entry point created
+	// (unshared is the entry point's result).
+	selfNS   bool
+	unshared int64
+}
+
+func run(args []string, stderr io.Writer, how start) int {
+	if err := helper(args, how); err != nil {
 		fmt.Fprintf(stderr, "pi sandbox: %v\n", err)
 		return 126
 	}
 	return 126 // unreachable: helper execs or fails
 }
 
-func helper(args []string, inInit bool) error {
+func helper(args []string, how start) error {
 	// Capabilities, no_new_privs, Landlock and seccomp filters belong to a
 	// thread: everything from dropCaps to the execve must happen on one,
 	// and a goroutine may resume on another thread after any system call.
 	// (Before, the lock was taken only for Landlock and seccomp, so the
 	// thread whose capabilities dropCaps cleared could be another than
 	// the one that executed the command.)
-	if !inInit {
+	if !how.inInit {
 		runtime.LockOSThread() // never unlocked: the thread execs
 	}
 	if len(args) < 3 || args[1] != "--" {
+		if how.selfNS {
+			return errors.New("usage: pi-sandbox " + SelfNSArg + " SPEC -- PROGRAM [ARGS...]")
+		}
 		return errors.New("usage: pi " + HelperArg + " SPEC -- PROGRAM [ARGS...]")
 	}
 	var s Spec
@@ -65,6 +98,13 @@ func helper(args []string, inInit bool) error {
 	filter, err := decodeFilter(s.Filter)
 	if err != nil {
 		return fmt.Errorf("bad policy: %w", err)
+	}
+	if how.selfNS {
+		// First: until pi's user is mapped, the helper's files would
+		// belong to nobody and it could not create any.
+		if err := ownNamespaces(how.unshared, s.UID, s.GID); err != nil {
+			return fmt.Errorf("%w; not running the command", err)
+		}
 	}
 	argv := args[2:]
 	prog, err := exec.LookPath(argv[0])
@@ -86,11 +126,18 @@ func helper(args []string, inInit bool) error {
 		return fmt.Errorf("cannot protect paths for the command, not running it: %w", err)
 	}
 	if s.NetNS {
+		if how.selfNS {
+			// A network namespace has no single-thread rule: this
+			// thread, which executes the command, enters it alone.
+			if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+				return fmt.Errorf("cannot give the command its network namespace, not running it: %w", err)
+			}
+		}
 		if err := handOverListener(s); err != nil {
 			return fmt.Errorf("cannot give the command its network namespace, not running it: %w", err)
 		}
 	}
-	if s.Namespace || s.NetNS {
+	if s.Namespace || s.NetNS || how.selfNS {
 		if err := dropCaps(); err != nil {
 			return fmt.Errorf("cannot drop the namespace's capabilities, not running the command: %w", err)
 		}
@@ -179,6 +226,70 @@ func restrict(s Spec, filter []unix.SockFilter) error {
 	}
 	if err := installFilter(filter); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
+	}
+	return nil
+}
+
+// ownNamespaces finishes, for a helper started with [SelfNSArg], what its
+// entry point began: unshared is the entry point's result. It refuses
+// when the helper is not in a user namespace of its own (the entry point
+// did not run, or the kernel refused it), and maps uid and gid to
+// themselves there, denying setgroups first as the kernel requires of a
+// process that maps its own group (pi's [setNamespaces] does the same
+// for the helper it starts in namespaces).
+func ownNamespaces(unshared int64, uid, gid int) error {
+	switch {
+	case unshared == EntryNotRun:
+		return errors.New("the helper was asked to create its own namespaces but was built without its entry point (cmd/pi-sandbox linked without the Makefile's -E flag): it is still in pi's")
+	case unshared < 0:
+		return fmt.Errorf("cannot create a user and mount namespace: %w", syscall.Errno(-unshared))
+	case unshared != 0:
+		return fmt.Errorf("cannot create a user and mount namespace: unshare returned %d", unshared)
+	}
+	for _, f := range []struct{ path, data string }{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
+		{"/proc/self/gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
+	} {
+		if err := writeProc(f.path, f.data); err != nil {
+			return fmt.Errorf("map pi's user and group in the helper's namespace: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeProc writes data to the proc file path in one write, as the id
+// map files require.
+func writeProc(path, data string) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	n, err := unix.Write(fd, []byte(data))
+	if err == nil && n != len(data) {
+		err = fmt.Errorf("short write to %s", path)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// probeSelfNS is the helper's side of pi's probe ([ProbeArg]): the
+// namespaces, the maps, and a first mount call, which fails where the
+// kernel or a security module gives the namespace no mount rights.
+func probeSelfNS(unshared int64, uid, gid string) error {
+	u, err1 := strconv.Atoi(uid)
+	g, err2 := strconv.Atoi(gid)
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("usage: pi-sandbox %s %s UID GID", SelfNSArg, ProbeArg)
+	}
+	if err := ownNamespaces(unshared, u, g); err != nil {
+		return err
+	}
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
 	}
 	return nil
 }

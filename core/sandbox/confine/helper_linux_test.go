@@ -16,7 +16,7 @@ func TestHelperRefusesForeignPolicy(t *testing.T) {
 		`{"network":true,"filter":""}`:                 "no seccomp filter",
 		`{"network":true,"filter":"AAAAAAAAAAAAAA=="}`: "not whole instructions",
 	} {
-		err := helper([]string{spec, "--", "true"}, false)
+		err := helper([]string{spec, "--", "true"}, start{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error about %q", spec, err, want)
 		}

@@ -16,3 +16,6 @@ func Run(args []string, stderr io.Writer) int {
 
 // RunFromInit is [Run] for a program's init function; it refuses too.
 func RunFromInit(args []string, stderr io.Writer) int { return Run(args, stderr) }
+
+// RunSelfNS is [Run] for a helper started with [SelfNSArg]; it refuses too.
+func RunSelfNS(args []string, _ int64, stderr io.Writer) int { return Run(args, stderr) }

@@ -4,6 +4,25 @@ package confine
 // act as the confining helper: HelperArg SPEC -- PROGRAM ARGS...
 const HelperArg = "__sandbox-exec"
 
+// SelfNSArg in HelperArg's place makes the helper create its own user and
+// mount namespace (SelfNSArg SPEC -- PROGRAM ARGS...), so pi can start it
+// without namespace flags, with vfork, instead of a full fork of pi (Go
+// forks when it must write a child's id maps). Only cmd/pi-sandbox linked
+// with its entry point (the Makefile's -E) can: the kernel allows the
+// unshare only while the process has one thread, before the Go runtime
+// starts. A helper without it refuses (see [RunSelfNS]).
+const SelfNSArg = "__sandbox-exec-ns"
+
+// ProbeArg after SelfNSArg (SelfNSArg ProbeArg UID GID) makes the helper
+// only create its namespaces, map UID and GID to themselves and make its
+// mounts private, then exit 0: pi's once-per-run test of whether its
+// helper can ([SelfNSArg]).
+const ProbeArg = "-probe"
+
+// EntryNotRun is the entry point's result when it did not call unshare:
+// never a value unshare returns (0 or minus an error number).
+const EntryNotRun = 1
+
 // Spec is what the helper needs to confine itself, passed as JSON in its
 // arguments (not the environment, so the confined command does not
 // inherit it). Package sandbox writes it from the run's policy.
@@ -35,6 +54,11 @@ type Spec struct {
 	// HostMountNS names pi's own mount namespace (/proc/self/ns/mnt): the
 	// helper refuses to mount anything while it is still in it.
 	HostMountNS string `json:"hostMountNS,omitempty"`
+	// UID and GID are pi's user and group, which a helper started with
+	// SelfNSArg maps to themselves in the user namespace it creates (once
+	// in it, it can no longer ask the kernel what they were).
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
 	// Filter is the seccomp program the helper loads last, for the
 	// network mode above (see EncodeFilter): pi assembles it once per run.
 	// The helper refuses a Spec without one.
