@@ -88,7 +88,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	r.register(fs)
 	r.sandbox.register(fs)
 	var extFlags []extFlag
-	if unknownLongFlag(args) {
+	if unknownLongFlag(fs, args) {
 		// Perhaps an extension's flag: read the manifests of the
 		// extensions this run would load (without running any) and
 		// take their flags too.
