@@ -4,7 +4,8 @@
 // TCP connection), a tool that never answers, one that makes another
 // appear (a tools/list_changed notification) and one that makes the
 // server exit. With -hang it never answers
-// at all; with -http ADDR it serves streamable HTTP instead of stdio.
+// at all; with -http ADDR it serves streamable HTTP instead of stdio
+// (-any-host: to requests for any Host, not only localhost).
 package main
 
 import (
@@ -89,6 +90,7 @@ func newServer() *mcp.Server {
 func main() {
 	hang := flag.Bool("hang", false, "read requests and never answer")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (print the URL) instead of stdio")
+	anyHost := flag.Bool("any-host", false, "with -http, answer requests for any Host, as a server on the network reached by name does")
 	flag.Parse()
 	if *hang {
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -101,7 +103,7 @@ func main() {
 			log.Fatal(err)
 		}
 		fmt.Printf("http://%s/mcp\n", ln.Addr())
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: *anyHost})
 		log.Fatal(http.Serve(ln, h))
 	}
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
