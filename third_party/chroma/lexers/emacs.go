@@ -521,12 +521,14 @@ var (
 )
 
 // EmacsLisp lexer.
-var EmacsLisp = Register(TypeRemappingLexer(lazyXML( // PI-PATCH: parsed on first use (lazy.go)
-	"embedded/emacslisp.xml", nil,
-), TypeMapping{
-	{NameVariable, NameFunction, emacsBuiltinFunction},
-	{NameVariable, NameBuiltin, emacsSpecialForms},
-	{NameVariable, NameException, emacsErrorKeywords},
-	{NameVariable, NameBuiltin, append(emacsBuiltinFunctionHighlighted, emacsMacros...)},
-	{NameVariable, KeywordPseudo, emacsLambdaListKeywords},
-}))
+var EmacsLisp Lexer = &lazyLexer{build: func() Lexer { // PI-PATCH: built and registered on first use (lazy.go)
+	return TypeRemappingLexer(lazyXML( // PI-PATCH: parsed on first use (lazy.go)
+		"embedded/emacslisp.xml", nil,
+	), TypeMapping{
+		{NameVariable, NameFunction, emacsBuiltinFunction},
+		{NameVariable, NameBuiltin, emacsSpecialForms},
+		{NameVariable, NameException, emacsErrorKeywords},
+		{NameVariable, NameBuiltin, append(emacsBuiltinFunctionHighlighted, emacsMacros...)},
+		{NameVariable, KeywordPseudo, emacsLambdaListKeywords},
+	})
+}}

@@ -7,24 +7,26 @@ import (
 )
 
 // Go lexer.
-var Go = Register(MustNewLexer(
-	&Config{
-		Name:      "Go",
-		Aliases:   []string{"go", "golang"},
-		Filenames: []string{"*.go"},
-		MimeTypes: []string{"text/x-gosrc"},
-		EnsureNL:  true,
-	},
-	goRules,
-).SetAnalyser(func(text string) float32 {
-	if strings.Contains(text, "fmt.") && strings.Contains(text, "package ") {
-		return 0.5
-	}
-	if strings.Contains(text, "package ") {
-		return 0.1
-	}
-	return 0.0
-}))
+var Go Lexer = &lazyLexer{build: func() Lexer { // PI-PATCH: built and registered on first use (lazy.go)
+	return MustNewLexer(
+		&Config{
+			Name:      "Go",
+			Aliases:   []string{"go", "golang"},
+			Filenames: []string{"*.go"},
+			MimeTypes: []string{"text/x-gosrc"},
+			EnsureNL:  true,
+		},
+		goRules,
+	).SetAnalyser(func(text string) float32 {
+		if strings.Contains(text, "fmt.") && strings.Contains(text, "package ") {
+			return 0.5
+		}
+		if strings.Contains(text, "package ") {
+			return 0.1
+		}
+		return 0.0
+	})
+}}
 
 func goRules() Rules {
 	return Rules{
@@ -61,18 +63,22 @@ func goRules() Rules {
 	}
 }
 
-var GoHTMLTemplate = Register(DelegatingLexer(HTML, lazyXML( // PI-PATCH: parsed on first use (lazy.go)
-	"embedded/go_template.xml",
-	&Config{
-		Name:    "Go HTML Template",
-		Aliases: []string{"go-html-template"},
-	},
-)))
+var GoHTMLTemplate Lexer = &lazyLexer{build: func() Lexer { // PI-PATCH: built and registered on first use (lazy.go)
+	return DelegatingLexer(HTML, lazyXML( // PI-PATCH: parsed on first use (lazy.go)
+		"embedded/go_template.xml",
+		&Config{
+			Name:    "Go HTML Template",
+			Aliases: []string{"go-html-template"},
+		},
+	))
+}}
 
-var GoTextTemplate = Register(lazyXML( // PI-PATCH: parsed on first use (lazy.go)
-	"embedded/go_template.xml",
-	&Config{
-		Name:    "Go Text Template",
-		Aliases: []string{"go-text-template"},
-	},
-))
+var GoTextTemplate Lexer = &lazyLexer{build: func() Lexer { // PI-PATCH: built and registered on first use (lazy.go)
+	return lazyXML( // PI-PATCH: parsed on first use (lazy.go)
+		"embedded/go_template.xml",
+		&Config{
+			Name:    "Go Text Template",
+			Aliases: []string{"go-text-template"},
+		},
+	)
+}}

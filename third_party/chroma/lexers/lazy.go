@@ -50,3 +50,52 @@ func (l *lazyXMLLexer) SetAnalyser(analyser func(text string) float32) chroma.Le
 }
 
 func (l *lazyXMLLexer) AnalyseText(text string) float32 { return l.get().AnalyseText(text) }
+
+// PI-PATCH: lazyLexer is a lexer written in Go (Go, Markdown, HTTP, ...).
+// Upstream built and registered each in package initialisation; this
+// builds one when the registry loads (registry registers goLexers there,
+// in upstream's order) or when the package variable is first used. The
+// variables are initialised statically, so the package has no start-up
+// work for them.
+type lazyLexer struct {
+	build func() chroma.Lexer
+	once  sync.Once
+	lex   chroma.Lexer
+}
+
+func (l *lazyLexer) get() chroma.Lexer {
+	l.once.Do(func() { l.lex = l.build() })
+	return l.lex
+}
+
+func (l *lazyLexer) Config() *chroma.Config { return l.get().Config() }
+
+func (l *lazyLexer) Tokenise(options *chroma.TokeniseOptions, text string) (chroma.Iterator, error) {
+	return l.get().Tokenise(options, text)
+}
+
+func (l *lazyLexer) SetRegistry(registry *chroma.LexerRegistry) chroma.Lexer {
+	l.get().SetRegistry(registry)
+	return l
+}
+
+func (l *lazyLexer) SetAnalyser(analyser func(text string) float32) chroma.Lexer {
+	l.get().SetAnalyser(analyser)
+	return l
+}
+
+func (l *lazyLexer) AnalyseText(text string) float32 { return l.get().AnalyseText(text) }
+
+// goLexers are the lexers written in Go, in the order upstream's package
+// initialisation registered them. They are listed here, in an init, and
+// not in registry itself: some build on lexers they look up (registry),
+// which the compiler would take for an initialisation cycle.
+var goLexers [18]chroma.Lexer
+
+func init() {
+	goLexers = [...]chroma.Lexer{
+		Caddyfile, CaddyfileDirectives, CommonLisp, EmacsLisp, GenshiText,
+		GenshiHTMLTemplate, Genshi, GoHTMLTemplate, GoTextTemplate, Go, Haxe,
+		HTTP, Markdown, phtml, Raku, Restructuredtext, Svelte, Typoscript,
+	}
+}

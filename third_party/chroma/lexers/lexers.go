@@ -38,6 +38,9 @@ func registry() *chroma.LexerRegistry {
 		for _, path := range paths {
 			GlobalLexerRegistry.Register(chroma.MustNewXMLLexer(embedded, path))
 		}
+		for _, l := range goLexers { // PI-PATCH: were registered at initialisation
+			GlobalLexerRegistry.Register(l)
+		}
 		for _, l := range early {
 			GlobalLexerRegistry.Register(l)
 		}
@@ -103,8 +106,11 @@ func PlaintextRules() chroma.Rules {
 }
 
 // Fallback lexer if no other is found.
-var Fallback chroma.Lexer = chroma.MustNewLexer(&chroma.Config{
-	Name:      "fallback",
-	Filenames: []string{"*"},
-	Priority:  -1,
-}, PlaintextRules)
+// PI-PATCH: built on first use (lazy.go).
+var Fallback chroma.Lexer = &lazyLexer{build: func() chroma.Lexer {
+	return chroma.MustNewLexer(&chroma.Config{
+		Name:      "fallback",
+		Filenames: []string{"*"},
+		Priority:  -1,
+	}, PlaintextRules)
+}}
