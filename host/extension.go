@@ -133,12 +133,12 @@ func (e *Extension) compile(ctx context.Context) error {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	start := time.Now()
-	wasm, err := e.pkg.moduleBytes()
+	wasm, release, err := e.pkg.compileBytes()
 	if err != nil {
 		<-lock
 		return err
 	}
-	sum := e.pkg.sum // of exactly these bytes (moduleBytes checked them)
+	sum := e.pkg.sum // of exactly these bytes (compileBytes checked them)
 	type result struct {
 		rt  wazero.Runtime
 		c   wazero.CompiledModule
@@ -149,6 +149,9 @@ func (e *Extension) compile(ctx context.Context) error {
 	go func() {
 		defer e.rt.compiles.Done()
 		defer func() { <-lock }()
+		// Only once wazero is done: a compilation given up on still
+		// reads them.
+		defer release()
 		// wazero derives its compile cache key from the SHA-256 pi has
 		// just checked the module against, instead of hashing the module a
 		// second time (about 7 % of a Go guest's start).

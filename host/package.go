@@ -165,6 +165,27 @@ func (p *Package) moduleBytes() ([]byte, error) {
 	return wasm, nil
 }
 
+// compileBytes returns the module's bytes for one compilation and the
+// function to call once wazero is done with them (it keeps no reference:
+// it copies what it keeps). Bytes already held (a package read without the
+// digest cache) are handed out as they are; otherwise the file is read
+// outside the heap (readOffHeap) and checked against the SHA-256 as
+// moduleBytes does, without being kept.
+func (p *Package) compileBytes() (wasm []byte, release func(), err error) {
+	if p.wasm == nil {
+		if b, rel, ok := readOffHeap(p.ModulePath, p.Size); ok {
+			sum := sha256.Sum256(b)
+			if hex.EncodeToString(sum[:]) == p.SHA256 {
+				p.sum = sum
+				return b, rel, nil
+			}
+			rel() // changed: moduleBytes reads it again and says so
+		}
+	}
+	wasm, err = p.moduleBytes()
+	return wasm, func() {}, err
+}
+
 // rereadModule reads the module again, checked against the SHA-256 the
 // package was loaded with, without keeping it (see
 // experimental.WithModuleSource).
