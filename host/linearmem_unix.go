@@ -78,7 +78,11 @@ func snapshotMemory(s *snapshot, failed *error) experimental.MemoryAllocator {
 			unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_FIXED, f.Fd(), uintptr(s.imageOff))
 		if errno != 0 {
 			*failed = fmt.Errorf("mapping the image: %w", errno)
+			return m
 		}
+		// A call reads scattered pages of the image (the guest's heap):
+		// map those, not the cached 64 KiB around each.
+		experimental.MapPagesOnTouch(mm.b[:s.memBytes])
 		return m
 	})
 }

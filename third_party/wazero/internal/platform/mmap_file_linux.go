@@ -3,6 +3,8 @@ package platform
 import (
 	"os"
 
+	"github.com/tetratelabs/wazero/internal/faultaround"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -12,7 +14,13 @@ import (
 // runs costs no memory, and MunmapCodeSegment releases it. The file must
 // hold the whole range.
 func MmapCodeFile(f *os.File, offset int64, size int) ([]byte, error) {
-	return unix.Mmap(int(f.Fd()), offset, size, unix.PROT_READ|unix.PROT_EXEC, unix.MAP_PRIVATE)
+	b, err := unix.Mmap(int(f.Fd()), offset, size, unix.PROT_READ|unix.PROT_EXEC, unix.MAP_PRIVATE)
+	if err == nil {
+		// A call runs scattered functions: map only their pages, not
+		// the 64 KiB around each (internal/faultaround).
+		faultaround.Off(b)
+	}
+	return b, err
 }
 
 // MmapCodeFileSupported reports whether MmapCodeFile can be used.
