@@ -84,13 +84,23 @@ type ShortcutSpec struct {
 	Args string `yaml:"args,omitempty" json:"args,omitempty"`
 }
 
-// keyNames maps the established harness's key names to the names pi's
-// terminal layer reports.
-var keyNames = map[string]string{
-	"escape": "esc", "esc": "esc", "enter": "enter", "return": "enter", "tab": "tab",
-	"space": "space", "backspace": "backspace", "delete": "delete", "insert": "insert",
-	"home": "home", "end": "end", "pageup": "pgup", "pagedown": "pgdown", "pgup": "pgup", "pgdown": "pgdown",
-	"up": "up", "down": "down", "left": "left", "right": "right",
+// keyName maps the established harness's key names to the names pi's
+// terminal layer reports, "" for another key. (A switch, not a map: a map
+// literal is built by code every process runs at start-up.)
+func keyName(key string) string {
+	switch key {
+	case "escape", "esc":
+		return "esc"
+	case "enter", "return":
+		return "enter"
+	case "pageup", "pgup":
+		return "pgup"
+	case "pagedown", "pgdown":
+		return "pgdown"
+	case "tab", "space", "backspace", "delete", "insert", "home", "end", "up", "down", "left", "right":
+		return key
+	}
+	return ""
 }
 
 // ParseKey checks a key spec ("ctrl+shift+p", "alt+enter", "f5") and
@@ -121,8 +131,8 @@ func ParseKey(spec string) (string, error) {
 		}
 	}
 	switch {
-	case keyNames[key] != "":
-		key = keyNames[key]
+	case keyName(key) != "":
+		key = keyName(key)
 	case len(key) == 1 && (key[0] >= 'a' && key[0] <= 'z' || key[0] >= '0' && key[0] <= '9' || strings.ContainsRune("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?", rune(key[0]))):
 	case len(key) >= 2 && key[0] == 'f' && isFKey(key[1:]):
 	default:

@@ -19,7 +19,7 @@ import (
 
 // ---- encoding ----
 
-var errNonFinite = errors.New("number is not finite")
+var errNonFinite error = constError("number is not finite")
 
 func appendFloat(b []byte, f float64) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {

@@ -3,12 +3,18 @@ package abi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
 // ErrBadEnvelope reports output that is not a well-formed Envelope.
-var ErrBadEnvelope = errors.New("bad envelope")
+var ErrBadEnvelope error = constError("bad envelope")
+
+// constError is an error that is a constant: the package's error values
+// are set by the linker rather than by code at start-up (errors.New would
+// give the package an initialiser to run in every pi process).
+type constError string
+
+func (e constError) Error() string { return string(e) }
 
 // GuestError is an error the guest reported inside its envelope.
 type GuestError struct{ Message string }

@@ -108,6 +108,16 @@ func TestStartupInitBudget(t *testing.T) {
 			t.Errorf("%s allocates %d bytes in package initialisation (budget %d): make what it builds on first use", pkg, b, max)
 		}
 	}
+	// Packages print mode does not use run no initialiser at all: each one
+	// costs every process a 64 KB window of text the kernel maps around
+	// the page fault, whatever little it does (abi's key-name map and
+	// error values, mcp's regexp and error: 0.15-0.2 MiB of -p hello's
+	// peak RSS). Constant errors and switches need none.
+	for _, pkg := range []string{"github.com/piwasm/pi/abi", "github.com/piwasm/pi/core/mcp"} {
+		if _, ok := c.bytesByPkg[pkg]; ok {
+			t.Errorf("%s has a package initialiser again (%d bytes); build what it makes on first use, or as constants", pkg, c.bytesByPkg[pkg])
+		}
+	}
 	if c.allocs > 5000 || c.bytes > 1536<<10 {
 		t.Errorf("package initialisation allocates %d objects, %d bytes (budget 5,000 and 1.5 MiB); by package: %v", c.allocs, c.bytes, top(c.byPkg, 8))
 	}

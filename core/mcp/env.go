@@ -3,13 +3,10 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/piwasm/pi/internal/lazyre"
 	"os/exec"
 	"strings"
 	"time"
 )
-
-var varRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // resolveValue expands an env or header value as the established harness
 // does: a value starting with '!' is a command (run with sh -c, its
@@ -29,8 +26,7 @@ func resolveValue(ctx context.Context, v, what string, getenv func(string) strin
 		return strings.TrimRight(string(out), "\r\n"), nil
 	}
 	var missing []string
-	out := varRef().ReplaceAllStringFunc(v, func(m string) string {
-		name := m[2 : len(m)-1]
+	out := expandVars(v, func(name string) string {
 		val := getenv(name)
 		if val == "" {
 			missing = append(missing, name)
@@ -41,4 +37,40 @@ func resolveValue(ctx context.Context, v, what string, getenv func(string) strin
 		return "", fmt.Errorf("%s: the environment variable %s is not set", what, strings.Join(missing, ", "))
 	}
 	return out, nil
+}
+
+// expandVars replaces each ${NAME} in s, NAME a letter or '_' followed by
+// letters, digits and '_', with value(NAME), leftmost first, as the
+// regular expression \$\{([A-Za-z_][A-Za-z0-9_]*)\} would; anything else
+// stays as written. By hand rather than a regexp compiled on first use or
+// at start-up: it is a dozen lines.
+func expandVars(s string, value func(name string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			if b.Len() == 0 {
+				return s
+			}
+			b.WriteString(s)
+			return b.String()
+		}
+		n := 0
+		for i+2+n < len(s) && isNameByte(s[i+2+n], n == 0) {
+			n++
+		}
+		if n == 0 || i+2+n >= len(s) || s[i+2+n] != '}' {
+			// Not a reference here; one may start at the next byte.
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(value(s[i+2 : i+2+n]))
+		s = s[i+3+n:]
+	}
+}
+
+func isNameByte(c byte, first bool) bool {
+	return c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || !first && '0' <= c && c <= '9'
 }
