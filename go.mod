@@ -96,3 +96,8 @@ replace github.com/tetratelabs/wazero => ./third_party/wazero
 // yaml.v3 with its two regexps compiled on first use (see
 // third_party/yaml/PI-PATCH.md).
 replace gopkg.in/yaml.v3 => ./third_party/yaml
+
+// jsonschema-go (the MCP SDK's schemas) with its table of the Schema
+// type's fields, its standard-library schemas, a regexp and two replacers
+// made on first use (see third_party/jsonschema-go/PI-PATCH.md).
+replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
