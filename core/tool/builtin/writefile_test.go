@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// OSFS.WriteFile writes over the old content and cuts what is left of a
-// longer one, so the file holds exactly the new content whether it grows,
-// shrinks, keeps its length or becomes empty, and stays the same file
+// OSFS.WriteFile leaves exactly the new content whether the file grows,
+// shrinks, keeps its length or becomes empty, and it stays the same file
 // (a hard link to it sees the new content; its mode is kept).
 func TestWriteFileReplacesContent(t *testing.T) {
 	for _, c := range []struct{ name, old, new string }{
