@@ -1,7 +1,6 @@
 package confine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -86,10 +84,10 @@ func helper(args []string, how start) error {
 		}
 		return errors.New("usage: pi " + HelperArg + " SPEC -- PROGRAM [ARGS...]")
 	}
-	var s Spec
-	dec := json.NewDecoder(strings.NewReader(args[0]))
-	dec.DisallowUnknownFields() // a rule this helper does not know must not be dropped
-	if err := dec.Decode(&s); err != nil {
+	// A rule this helper does not know must not be dropped: decodeSpec
+	// refuses unknown fields.
+	s, err := decodeSpec(args[0])
+	if err != nil {
 		return fmt.Errorf("bad policy: %w", err)
 	}
 	if s.Stamp != buildStamp {
