@@ -246,11 +246,23 @@ var oddSpaces = strings.NewReplacer(
 	"\u202f", " ", "\u205f", " ", "\u3000", " ",
 )
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // absPath turns a path as the model wrote it into an absolute, cleaned
 // path: a leading `@` is dropped, odd Unicode spaces become plain ones, `~`
 // expands to the home directory, and relative paths join Cwd.
 func (e Env) absPath(p string) string {
-	p = oddSpaces.Replace(strings.TrimPrefix(p, "@"))
+	p = strings.TrimPrefix(p, "@")
+	if !isASCII(p) { // every odd space is outside ASCII; most paths are inside
+		p = oddSpaces.Replace(p)
+	}
 	switch {
 	case p == "~":
 		p = e.Home
