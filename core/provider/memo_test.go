@@ -274,3 +274,22 @@ func TestToolsMemo(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHistoryWalks is what a chat completions request does with every
+// message of a long, memoised history before it writes the body: check it,
+// look for unanswered tool calls, list the messages' encodings.
+func BenchmarkHistoryWalks(b *testing.B) {
+	msgs := memoized(longHistory(1000))
+	if _, err := openAIMessageList(closeToolCalls(msgs), false); err != nil { // memos filled
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := checkMessages("p", msgs); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := openAIMessageList(closeToolCalls(msgs), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -133,7 +133,8 @@ func checkRetention(provider, r string) error {
 // checkMessages reports the first message whose role is not one we know, or
 // whose fields do not fit its role.
 func checkMessages(provider string, msgs []Message) error {
-	for i, m := range msgs {
+	for i := range msgs {
+		m := &msgs[i] // not a copy: this runs over the whole history every request
 		if m.Memo.isChecked() {
 			continue
 		}
@@ -284,7 +285,8 @@ func closeToolCalls(msgs []Message) []Message {
 // call without a result before the next user or assistant message, or a
 // system message among an assistant message's results.
 func needsClosing(msgs []Message) bool {
-	for i, m := range msgs {
+	for i := range msgs {
+		m := &msgs[i] // not a copy: this runs over the whole history every request
 		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
@@ -297,8 +299,8 @@ func needsClosing(msgs []Message) bool {
 		}
 		for _, tc := range m.ToolCalls {
 			answered := false
-			for _, r := range msgs[i+1 : end] {
-				if r.ToolCallID == tc.ID {
+			for j := i + 1; j < end; j++ {
+				if msgs[j].ToolCallID == tc.ID {
 					answered = true
 					break
 				}

@@ -196,10 +196,11 @@ func openAIMessageList(msgs []Message, developer bool) ([][]byte, error) {
 	}
 	out := make([][]byte, 0, len(msgs)+1)
 	var images []openAIPart
-	for i, m := range msgs {
+	for i := range msgs {
+		m := &msgs[i] // not a copy: this runs over the whole history every request
 		enc, ok := m.Memo.form(shape)
 		if !ok {
-			om, send, imgs := openAIMessageOf(m, developer)
+			om, send, imgs := openAIMessageOf(*m, developer)
 			images = append(images, imgs...)
 			enc = []byte{}
 			if send {
