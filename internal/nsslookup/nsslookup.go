@@ -199,16 +199,49 @@ func (r *Resolver) nss(ctx context.Context, host string) ([]netip.Addr, error) {
 	return addrs, nil
 }
 
+// dialBudget is how long dialEach gives all the addresses together when
+// the caller set no deadline: the dial timeout of http.DefaultTransport.
+// minPartial is the least one address gets while others remain, as Go's
+// own dialer shares a deadline among a name's addresses.
+const (
+	dialBudget = 30 * time.Second
+	minPartial = 2 * time.Second
+)
+
 // dialEach dials the addresses in turn, those of network's family only,
-// and returns the first connection.
+// and returns the first connection. Each address gets its share of the
+// time left (at least minPartial), so that one that never answers (an
+// IPv6 address without a route, which mDNS often lists first) does not
+// hold the dial until it times out as a whole.
 func dialEach(ctx context.Context, dial DialFunc, network, host, port string, addrs []netip.Addr) (net.Conn, error) {
-	var errs []error
+	return dialShared(ctx, dial, network, host, port, addrs, minPartial)
+}
+
+func dialShared(ctx context.Context, dial DialFunc, network, host, port string, addrs []netip.Addr, least time.Duration) (net.Conn, error) {
+	var fit []netip.Addr
 	for _, a := range addrs {
 		if (network == "tcp4" || network == "udp4") && !a.Unmap().Is4() ||
 			(network == "tcp6" || network == "udp6") && a.Unmap().Is4() {
 			continue
 		}
-		c, err := dial(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+		fit = append(fit, a)
+	}
+	if len(fit) == 0 {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no suitable address (getent ahosts)", Name: host, IsNotFound: true}}
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(dialBudget)
+	}
+	var errs []error
+	for i, a := range fit {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if left := len(fit) - i; left > 1 {
+			share := max(time.Until(deadline)/time.Duration(left), least)
+			actx, cancel = context.WithTimeout(ctx, share)
+		}
+		c, err := dial(actx, network, net.JoinHostPort(a.Unmap().String(), port))
+		cancel()
 		if err == nil {
 			return c, nil
 		}
@@ -216,9 +249,6 @@ func dialEach(ctx context.Context, dial DialFunc, network, host, port string, ad
 		if ctx.Err() != nil {
 			break
 		}
-	}
-	if len(errs) == 0 {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no suitable address (getent ahosts)", Name: host, IsNotFound: true}}
 	}
 	return nil, errors.Join(errs...)
 }

@@ -217,3 +217,32 @@ func TestNotAHostName(t *testing.T) {
 		t.Errorf("getent ran with %q", got)
 	}
 }
+
+// An address that never answers gets its share of the time, not all of
+// it: the next one is dialled.
+func TestDialSharesTheTime(t *testing.T) {
+	port := listen(t)
+	var tried []string
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		tried = append(tried, addr)
+		if strings.HasPrefix(addr, "[2001:db8::1]") { // a black hole
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	// Succeeding at all shows the black hole did not get the whole time.
+	ctx, cancel := context.WithTimeout(t.Context(), 400*time.Millisecond)
+	defer cancel()
+	c, err := dialShared(ctx, dial, "tcp", "box.local", port,
+		[]netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("127.0.0.1")}, 10*time.Millisecond)
+	if err != nil {
+		t.Fatalf("%v (tried %v)", err, tried)
+	}
+	readHi(t, c)
+	// Only one address of the family asked for: none, a clear error.
+	if _, err := dialShared(ctx, dial, "tcp6", "box.local", port, []netip.Addr{netip.MustParseAddr("127.0.0.1")}, time.Millisecond); err == nil || !strings.Contains(err.Error(), "no suitable address") {
+		t.Errorf("tcp6 to a v4-only name: %v", err)
+	}
+}
