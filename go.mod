@@ -101,3 +101,8 @@ replace gopkg.in/yaml.v3 => ./third_party/yaml
 // type's fields, its standard-library schemas, a regexp and two replacers
 // made on first use (see third_party/jsonschema-go/PI-PATCH.md).
 replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
+
+// The MCP SDK with its pagination cursors written without encoding/gob
+// (the same bytes), so that no pi process pays for gob's initialisation
+// (see third_party/mcp-go-sdk/PI-PATCH.md).
+replace github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
