@@ -1,10 +1,10 @@
 module github.com/microcosm-cc/bluemonday
 
-go 1.19
+go 1.23.0
 
 require (
 	github.com/aymerick/douceur v0.2.0
-	golang.org/x/net v0.26.0
+	golang.org/x/net v0.41.0
 )
 
 require github.com/gorilla/css v1.0.1 // indirect

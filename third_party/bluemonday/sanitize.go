@@ -37,7 +37,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/net/html"
+	"github.com/microcosm-cc/bluemonday/internal/html" // PI-PATCH: x/net/html with its entity tables made on first use
 
 	"github.com/aymerick/douceur/parser"
 )

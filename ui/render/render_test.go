@@ -170,3 +170,17 @@ https://github.com/charmbracelet/glamour/issues/123 and
 https://github.com/charmbracelet/glamour/commit/0123456789abcdef
 `))
 }
+
+// Character references in raw HTML, which the HTML sanitiser decodes with
+// x/net/html's entity tables (made on first use in pi's copy, see
+// third_party/bluemonday/PI-PATCH.md): named ones with and without their
+// semicolon, two-code-point ones, numeric ones and unknown ones, in text
+// and in attributes. The golden file was written with upstream bluemonday
+// and x/net/html.
+func TestMarkdownHTMLEntitiesGolden(t *testing.T) {
+	md := NewMarkdown(72, "notty")
+	golden(t, "markdown-entities", md.Render(`<span title="a &amp; b &eacute">caf&eacute; &amp; &notin; &NotEqualTilde; &lt;x&gt; &copy &ampx &#233; &#x1F600; &nosuch; &AMP;</span>
+
+<div>Tom &amp; Jerry &hearts; &fjlig; &acE; &frac12</div>
+`))
+}
