@@ -102,7 +102,7 @@ func (o *object) size() int {
 		if i > 0 {
 			n++
 		}
-		n += len(o.glue(i)) - 1 // the key and its colon, less the separator
+		n += glueLen(m.key) - 1 // the key and its colon, less the separator
 		if m.list == nil {
 			n += len(m.val)
 			continue
@@ -117,13 +117,35 @@ func (o *object) size() int {
 
 // glue is what comes before member i's value: a comma (or the opening
 // brace) and the quoted key with its colon.
-func (o *object) glue(i int) []byte {
-	b := []byte{','}
+func (o *object) glue(i int) []byte { return o.glueRoom(i, 0) }
+
+// glueRoom is glue with room for extra bytes after it (what the caller
+// appends: a list's '[' or a short value), so appending them does not
+// allocate again.
+func (o *object) glueRoom(i, extra int) []byte {
+	key := o.members[i].key
+	b := make([]byte, 1, len(key)+4+extra)
+	b[0] = ','
 	if i == 0 {
 		b[0] = '{'
 	}
-	b = appendJSONString(b, o.members[i].key)
+	b = appendJSONString(b, key)
 	return append(b, ':')
+}
+
+// maxGluedValue is the longest value copied into the piece of its key (one
+// piece, one write where there is no writev, for "model", "stream" and
+// the like); a longer one is a piece of its own.
+const maxGluedValue = 256
+
+// glueLen is the length of a member's glue, without building it.
+func glueLen(key string) int {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return 2 + len(appendJSONString(nil, key))
+		}
+	}
+	return len(key) + 4 // separator, quotes, colon
 }
 
 // reader reads the body without writing it out first: the encoded
@@ -150,10 +172,11 @@ func (o *object) readCloser() io.ReadCloser {
 type objectReader struct {
 	o      *object
 	cur    []byte
-	m      int  // members started
-	inList bool // inside member m-1's list
-	j      int  // elements of that list read
-	sep    bool // the comma before element j was read
+	val    []byte // member m-1's value, the piece after its glue
+	m      int    // members started
+	inList bool   // inside member m-1's list
+	j      int    // elements of that list read
+	sep    bool   // the comma before element j was read
 	done   bool
 }
 
@@ -166,6 +189,14 @@ var (
 // next returns the next piece, nil at the end.
 func (r *objectReader) next() []byte {
 	o := r.o
+	if r.val != nil {
+		// A long value is its own piece, read where it is kept: copying
+		// it after its key cost a request a copy of the tool
+		// declarations.
+		v := r.val
+		r.val = nil
+		return v
+	}
 	if r.inList {
 		list := o.members[r.m-1].list
 		switch {
@@ -185,9 +216,13 @@ func (r *objectReader) next() []byte {
 		m := o.members[r.m-1]
 		if m.list != nil {
 			r.inList, r.j, r.sep = true, 0, false
-			return append(o.glue(r.m-1), '[')
+			return append(o.glueRoom(r.m-1, 1), '[')
 		}
-		return append(o.glue(r.m-1), m.val...)
+		if len(m.val) > maxGluedValue {
+			r.val = m.val
+			return o.glue(r.m - 1)
+		}
+		return append(o.glueRoom(r.m-1, len(m.val)), m.val...)
 	}
 	if !r.done {
 		r.done = true
