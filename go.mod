@@ -106,3 +106,10 @@ replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
 // (the same bytes), so that no pi process pays for gob's initialisation
 // (see third_party/mcp-go-sdk/PI-PATCH.md).
 replace github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
+
+// regexp2 (chroma's regexps) with its table of Unicode categories, and
+// charmbracelet/x/ansi with its zero-width rune tables, built on first use
+// (see third_party/regexp2/PI-PATCH.md and third_party/x-ansi/PI-PATCH.md).
+replace github.com/dlclark/regexp2 => ./third_party/regexp2
+
+replace github.com/charmbracelet/x/ansi => ./third_party/x-ansi
