@@ -91,6 +91,9 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 		end = start + lim
 	}
 	sel := lineSelector{start: start, end: end, maxLines: tool.DefaultMaxLines, maxBytes: tool.DefaultMaxBytes}
+	// Room for the whole file when it is small (most are), for as much as
+	// a read shows when it is not.
+	sel.stored = make([]byte, 0, min(int(info.Size()), tool.DefaultMaxBytes)+64)
 	sel.feed(head)
 	// A short head means the file ended inside it: most files a model reads
 	// do, and a 256 KiB buffer for each of them was most of what a session
@@ -119,7 +122,7 @@ func (e Env) runRead(ctx context.Context, call tool.Call, _ tool.Update) (tool.R
 		return tool.ErrorResult("Offset %d is past the end of %s, which has %d line%s.", start+1, path, total, plural(total)), nil
 	}
 	first := start + 1
-	text := strings.Join(sel.stored, "\n")
+	text := string(sel.stored)
 	if start == 0 {
 		text = strings.TrimPrefix(text, "\ufeff")
 	}
@@ -204,7 +207,8 @@ type lineSelector struct {
 	cur      []byte // the selected line being read, while it is kept
 	curBytes int
 
-	stored      []string
+	stored      []byte // the kept lines, each valid UTF-8, joined by newlines
+	nStored     int    // how many
 	storedBytes int
 	overflow    bool // lines were selected beyond what is stored
 
@@ -217,7 +221,7 @@ func (s *lineSelector) selected() bool { return s.line >= s.start && s.line < s.
 // storing reports whether another selected line may still be shown: one
 // past the caps is kept so truncation decides as it would on the whole text.
 func (s *lineSelector) storing() bool {
-	return len(s.stored) <= s.maxLines && s.storedBytes <= s.maxBytes
+	return s.nStored <= s.maxLines && s.storedBytes <= s.maxBytes
 }
 
 func (s *lineSelector) feed(b []byte) {
@@ -289,12 +293,14 @@ func (s *lineSelector) finishLine() {
 	if s.selLines == 0 {
 		s.firstLineBytes = s.curBytes
 	}
-	text := toValidUTF8(s.cur)
-	if len(s.stored) > 0 {
+	if s.nStored > 0 {
 		s.storedBytes++
+		s.stored = append(s.stored, '\n')
 	}
-	s.storedBytes += len(text)
-	s.stored = append(s.stored, text)
+	n := len(s.stored)
+	s.stored = appendValidUTF8(s.stored, s.cur)
+	s.storedBytes += len(s.stored) - n
+	s.nStored++
 	s.selLines++
 	s.cur, s.curBytes = s.cur[:0], 0
 }
@@ -324,18 +330,27 @@ func toValidUTF8(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
-	var sb strings.Builder
+	return string(appendValidUTF8(nil, b))
+}
+
+// appendValidUTF8 appends b to dst with each invalid byte replaced by
+// U+FFFD. The read tool keeps a file's lines in one buffer with it (a
+// string per line was an allocation per line of every read).
+func appendValidUTF8(dst, b []byte) []byte {
+	if utf8.Valid(b) {
+		return append(dst, b...)
+	}
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
 		if r == utf8.RuneError && size <= 1 {
-			sb.WriteRune(utf8.RuneError)
+			dst = utf8.AppendRune(dst, utf8.RuneError)
 			b = b[1:]
 			continue
 		}
-		sb.Write(b[:size])
+		dst = append(dst, b[:size]...)
 		b = b[size:]
 	}
-	return sb.String()
+	return dst
 }
 
 func plural(n int) string {

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/core/tool"
 )
 
 func numbered(n, width int) string {
@@ -95,8 +98,8 @@ func TestReadLargeFileBoundedMemory(t *testing.T) {
 		s.feed(chunk)
 	}
 	s.finish()
-	if len(s.stored) > 2001 || s.totalLines() != 1_000_000 || s.selLines != 1_000_000 {
-		t.Fatalf("stored %d, total %d, selected %d", len(s.stored), s.totalLines(), s.selLines)
+	if s.nStored > 2001 || len(s.stored) > 50*1024+11 || s.totalLines() != 1_000_000 || s.selLines != 1_000_000 {
+		t.Fatalf("stored %d lines in %d bytes, total %d, selected %d", s.nStored, len(s.stored), s.totalLines(), s.selLines)
 	}
 }
 
@@ -232,5 +235,40 @@ func TestReadSmallFileAllocatesLittle(t *testing.T) {
 		t.Errorf("a read of a %d-byte file allocates %d bytes", b.Len(), per)
 	} else {
 		t.Logf("a read of a %d-byte file allocates %d bytes", b.Len(), per)
+	}
+}
+
+// A read of a small file allocates a few objects, not one per line: the
+// lines are kept in one buffer.
+func TestReadSmallFileAllocatesFewObjects(t *testing.T) {
+	env, dir := newEnv(t)
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d of 01: some ordinary text\n", i)
+	}
+	files(t, dir, map[string]string{"f01.txt": b.String()})
+	tl := toolByName(t, env, "read")
+	args, err := tl.Prepare([]byte(`{"path":"f01.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := testing.AllocsPerRun(20, func() {
+		if r, err := tl.Run(context.Background(), tool.Call{Name: "read", Args: args}, nil); err != nil || r.IsError {
+			t.Fatal(err, r.Text())
+		}
+	})
+	t.Logf("a read of a 20-line file: %v allocations", n)
+	if n > 30 {
+		t.Errorf("a read of a 20-line file makes %v allocations (a string per line would be 20 more)", n)
+	}
+}
+
+// Bytes that are not UTF-8 are shown as U+FFFD, one per byte, in any line.
+func TestReadInvalidUTF8(t *testing.T) {
+	env, dir := newEnv(t)
+	files(t, dir, map[string]string{"f.txt": "ok\nbad \xff\xfe end\n\xc3\n\xe2\x82 é\nlast"})
+	r := call(t, env, "read", `{"path":"f.txt"}`)
+	if want := "ok\nbad \ufffd\ufffd end\n\ufffd\n\ufffd\ufffd é\nlast"; r.IsError || r.Text() != want {
+		t.Errorf("read %q, want %q", r.Text(), want)
 	}
 }
