@@ -241,3 +241,41 @@ func TestHelperSelfNSAllowList(t *testing.T) {
 		t.Fatalf("%v, want its own network namespace (pi's %s), the host through the proxy, and no direct connection:\n%s", err, hostNet, out)
 	}
 }
+
+// TestHelperSelfNSRefusedByKernel: where the kernel refuses the entry
+// point's unshare (here: in a chroot, where creating a user namespace is
+// not allowed), the helper says so and runs nothing, and pi's probe
+// fails, so pi would start it in namespaces of its own making instead.
+func TestHelperSelfNSRefusedByKernel(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to chroot")
+	}
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skip("no helper entry point for " + runtime.GOARCH)
+	}
+	entry, _ := testHelpers(t)
+	root := t.TempDir()
+	data, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "helper"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var spec strings.Builder
+	if err := PrintSpec([]string{"/"}, &spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{confine.ProbeArg, "0", "0"},
+		{strings.TrimSpace(spec.String()), "--", "/helper", "-stamp"},
+	} {
+		cmd := exec.Command("/helper", append([]string{confine.SelfNSArg}, args...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root}
+		cmd.Dir = "/"
+		out, err := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); err == nil || code != 126 || !strings.Contains(string(out), "cannot create a user and mount namespace: operation not permitted") {
+			t.Errorf("%s: exit %d (%v), want 126 and the kernel's refusal: %s", args[0][:min(len(args[0]), 10)], code, err, out)
+		}
+	}
+}
