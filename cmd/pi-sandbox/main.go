@@ -25,7 +25,7 @@ func init() {
 			os.Exit(confine.RunFromInit(os.Args[2:], os.Stderr))
 		case confine.SelfNSArg:
 			// In the namespaces the entry point created (entry.go).
-			os.Exit(confine.RunSelfNS(os.Args[2:], unshareResult, os.Stderr))
+			os.Exit(confine.RunSelfNS(os.Args[2:], entryState(), os.Stderr))
 		}
 	}
 }

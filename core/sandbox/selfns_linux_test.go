@@ -50,7 +50,8 @@ func testHelpers(t *testing.T) (entry, noEntry string) {
 // ("fallback"). Both must give the command the same confinement: its own
 // user and mount namespace, pi's user and group mapped to themselves,
 // setgroups denied, no capabilities (for a user other than root), the
-// protected paths read-only and the denied ones hidden, killed with pi.
+// protected paths read-only and the denied ones hidden, pi's CPUs,
+// killed with pi.
 func TestHelperStartPaths(t *testing.T) {
 	entry, noEntry := testHelpers(t)
 	selfOK := runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64" // the Makefile's -E platforms
@@ -100,7 +101,7 @@ func TestHelperStartPaths(t *testing.T) {
 			}
 			script := `readlink /proc/self/ns/user /proc/self/ns/mnt
 cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups
-grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status
+grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs|Seccomp|Cpus_allowed_list):' /proc/self/status
 echo x > .git/hooks/pre-commit 2>/dev/null && echo wrote the hook
 cat ` + home + `/.ssh/id_test 2>/dev/null
 ls ` + home + `/.ssh 2>/dev/null
@@ -132,7 +133,10 @@ echo x > file && echo wrote the tree`
 				t.Errorf("id maps and setgroups: %q %q %q, want %q twice and deny", lines[2], lines[3], lines[4], idmap)
 			}
 			rest := strings.Join(lines[5:], "\n")
-			for _, want := range []string{"CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2", "wrote the tree"} {
+			// The CPUs it may run on are pi's (the entry point pins the
+			// helper to one CPU while it starts, and gives them back).
+			cpus := "Cpus_allowed_list:\t" + ownStatus(t, "Cpus_allowed_list")
+			for _, want := range []string{"CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2", cpus, "wrote the tree"} {
 				if !strings.Contains(rest, want) {
 					t.Errorf("no %q in:\n%s", want, rest)
 				}
@@ -168,6 +172,21 @@ echo x > file && echo wrote the tree`
 	if len(outputs) == 2 && outputs[0] != outputs[1] {
 		t.Errorf("the two paths confine differently:\nfallback:\n%s\nself:\n%s", outputs[0], outputs[1])
 	}
+}
+
+// ownStatus is the value of field in this process's /proc/self/status.
+func ownStatus(t *testing.T, field string) string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatalf("no %s in /proc/self/status", field)
+	return ""
 }
 
 // worldReadableTempDir is t.TempDir, which other users can enter.

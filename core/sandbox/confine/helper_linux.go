@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -34,30 +35,30 @@ func RunFromInit(args []string, stderr io.Writer) int {
 }
 
 // RunSelfNS is [RunFromInit] for a helper started with [SelfNSArg]
-// (cmd/pi-sandbox's init): unshared is what its entry point's unshare
-// returned, [EntryNotRun] when it did not call it. The helper maps pi's
+// (cmd/pi-sandbox's init): e is what its entry point did; e.Unshared is
+// [EntryNotRun] when it did not call unshare. The helper maps pi's
 // user and group (from the policy) in the namespaces it is in, and from
 // there on does what a helper started in them by pi does. It refuses, and
 // the command does not run, when the entry point did not create them.
 // With [ProbeArg] UID GID as args it only creates them and exits 0.
-func RunSelfNS(args []string, unshared int64, stderr io.Writer) int {
+func RunSelfNS(args []string, e Entry, stderr io.Writer) int {
 	if len(args) == 3 && args[0] == ProbeArg {
-		if err := probeSelfNS(unshared, args[1], args[2]); err != nil {
+		if err := probeSelfNS(e.Unshared, args[1], args[2]); err != nil {
 			fmt.Fprintf(stderr, "pi sandbox: %v\n", err)
 			return 126
 		}
 		return 0
 	}
-	return run(args, stderr, start{inInit: true, selfNS: true, unshared: unshared})
+	return run(args, stderr, start{inInit: true, selfNS: true, entry: e})
 }
 
 // start says how the helper was started.
 type start struct {
 	inInit bool // from an init function, on the process's first thread
 	// selfNS: with SelfNSArg, in the namespaces its entry point created
-	// (unshared is the entry point's result).
-	selfNS   bool
-	unshared int64
+	// (entry says what the entry point did).
+	selfNS bool
+	entry  Entry
 }
 
 func run(args []string, stderr io.Writer, how start) int {
@@ -100,7 +101,7 @@ func helper(args []string, how start) error {
 	if how.selfNS {
 		// First: until pi's user is mapped, the helper's files would
 		// belong to nobody and it could not create any.
-		if err := ownNamespaces(how.unshared, s.UID, s.GID); err != nil {
+		if err := ownNamespaces(how.entry.Unshared, s.UID, s.GID); err != nil {
 			return fmt.Errorf("%w; not running the command", err)
 		}
 	}
@@ -142,6 +143,11 @@ func helper(args []string, how start) error {
 	}
 	if err := dropTerminal(); err != nil {
 		return fmt.Errorf("cannot detach the command from the terminal, not running it: %w", err)
+	}
+	if len(how.entry.Affinity) > 0 {
+		if err := setAffinity(how.entry.Affinity); err != nil {
+			return fmt.Errorf("cannot give the command back the CPUs it may run on, not running it: %w", err)
+		}
 	}
 	if err := restrict(s, filter); err != nil {
 		return fmt.Errorf("cannot confine the command, not running it: %w", err)
@@ -288,6 +294,17 @@ func probeSelfNS(unshared int64, uid, gid string) error {
 	}
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
+	}
+	return nil
+}
+
+// setAffinity sets the calling thread's CPU affinity to mask, as
+// sched_getaffinity wrote it; the thread then executes the command, which
+// keeps it.
+func setAffinity(mask []byte) error {
+	_, _, errno := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, uintptr(len(mask)), uintptr(unsafe.Pointer(&mask[0])))
+	if errno != 0 {
+		return errno
 	}
 	return nil
 }

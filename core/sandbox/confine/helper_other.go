@@ -18,4 +18,4 @@ func Run(args []string, stderr io.Writer) int {
 func RunFromInit(args []string, stderr io.Writer) int { return Run(args, stderr) }
 
 // RunSelfNS is [Run] for a helper started with [SelfNSArg]; it refuses too.
-func RunSelfNS(args []string, _ int64, stderr io.Writer) int { return Run(args, stderr) }
+func RunSelfNS(args []string, _ Entry, stderr io.Writer) int { return Run(args, stderr) }

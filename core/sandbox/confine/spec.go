@@ -23,6 +23,19 @@ const ProbeArg = "-probe"
 // never a value unshare returns (0 or minus an error number).
 const EntryNotRun = 1
 
+// Entry is what cmd/pi-sandbox's entry point did before the Go runtime
+// started, for [RunSelfNS].
+type Entry struct {
+	// Unshared is what unshare(CLONE_NEWUSER|CLONE_NEWNS) returned, or
+	// EntryNotRun.
+	Unshared int64
+	// Affinity is the CPU affinity mask the process started with, as
+	// sched_getaffinity wrote it, when the entry point pinned the process
+	// to one of those CPUs (nil when it did not): the command gets it
+	// back.
+	Affinity []byte
+}
+
 // Spec is what the helper needs to confine itself, passed as JSON in its
 // arguments (not the environment, so the confined command does not
 // inherit it). Package sandbox writes it from the run's policy.
