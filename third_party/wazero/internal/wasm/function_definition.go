@@ -1,6 +1,8 @@
 package wasm
 
 import (
+	"sort"
+
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/internal/internalapi"
 	"github.com/tetratelabs/wazero/internal/wasmdebug"
@@ -30,10 +32,72 @@ func (m *Module) ExportedFunctions() map[string]api.FunctionDefinition {
 }
 
 // FunctionDefinition returns the FunctionDefinition for the given `index`.
+//
+// PI-PATCH: a module compiled from a binary builds the definition asked
+// for alone, once (upstream's TODO: "function initialization is lazy, but
+// bulk. Make it per function"). Building all of them, as upstream did on
+// the first call of any function's Definition, took about 1.5 ms and
+// 0.45 MiB for a Go guest's 8,000 functions, of which a host asks for a
+// handful. Host modules (small, and whose FunctionDefinitionSection
+// LookupFunction reads directly) build them all as before.
 func (m *Module) FunctionDefinition(index Index) *FunctionDefinition {
-	// TODO: function initialization is lazy, but bulk. Make it per function.
-	m.buildFunctionDefinitions()
-	return &m.FunctionDefinitionSection[index]
+	if m.IsHostModule {
+		m.buildFunctionDefinitions()
+		return &m.FunctionDefinitionSection[index]
+	}
+	if d, ok := m.functionDefinitions.Load(index); ok {
+		return d.(*FunctionDefinition)
+	}
+	d, _ := m.functionDefinitions.LoadOrStore(index, m.newFunctionDefinition(index))
+	return d.(*FunctionDefinition)
+}
+
+// newFunctionDefinition builds the definition of the function at index as
+// buildFunctionDefinitionsOnce builds each (PI-PATCH).
+func (m *Module) newFunctionDefinition(index Index) *FunctionDefinition {
+	d := &FunctionDefinition{index: index}
+	if index < m.ImportFunctionCount {
+		n := Index(0)
+		for i := range m.ImportSection {
+			imp := &m.ImportSection[i]
+			if imp.Type != ExternTypeFunc {
+				continue
+			}
+			if n == index {
+				d.importDesc = imp
+				d.Functype = &m.TypeSection[imp.DescFunc]
+				break
+			}
+			n++
+		}
+	} else {
+		codeIndex := index - m.ImportFunctionCount
+		d.Functype = &m.TypeSection[m.FunctionSection[codeIndex]] // panics out of range, as upstream
+		if int(codeIndex) < len(m.CodeSection) {
+			d.goFunc = m.CodeSection[codeIndex].GoFunc
+		}
+	}
+	var funcName string
+	if ns := m.NameSection; ns != nil {
+		d.moduleName = ns.ModuleName
+		// The names are in ascending index order (upstream's bulk build
+		// walks them so).
+		names := ns.FunctionNames
+		if i := sort.Search(len(names), func(i int) bool { return names[i].Index >= index }); i < len(names) && names[i].Index == index {
+			funcName = names[i].Name
+		}
+		d.paramNames = paramNames(ns.LocalNames, index, len(d.Functype.Params))
+		d.resultNames = paramNames(ns.ResultNames, index, len(d.Functype.Results))
+	}
+	d.name = funcName
+	d.Debugname = wasmdebug.FuncName(d.moduleName, funcName, index)
+	for i := range m.ExportSection {
+		e := &m.ExportSection[i]
+		if e.Type == ExternTypeFunc && e.Index == index {
+			d.exportNames = append(d.exportNames, e.Name)
+		}
+	}
+	return d
 }
 
 // buildFunctionDefinitions generates function metadata that can be parsed from

@@ -199,6 +199,11 @@ type Module struct {
 	// FunctionDefinitionSection is a wazero-specific section.
 	FunctionDefinitionSection []FunctionDefinition
 
+	// functionDefinitions holds the definitions built one at a time
+	// (Index -> *FunctionDefinition) for a module that is not a host
+	// module (PI-PATCH, see FunctionDefinition).
+	functionDefinitions sync.Map
+
 	// MemoryDefinitionSection is a wazero-specific section.
 	MemoryDefinitionSection []MemoryDefinition
 
