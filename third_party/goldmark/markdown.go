@@ -3,6 +3,7 @@ package goldmark
 
 import (
 	"io"
+	"sync"
 
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
@@ -24,11 +25,16 @@ func DefaultRenderer() renderer.Renderer {
 	return renderer.NewRenderer(renderer.WithNodeRenderers(util.Prioritized(html.NewRenderer(), 1000)))
 }
 
-var defaultMarkdown = New()
+// PI-PATCH: made on the first Convert, not at package initialisation.
+var (
+	defaultMarkdownOnce sync.Once
+	defaultMarkdown     Markdown
+)
 
 // Convert interprets a UTF-8 bytes source in Markdown and
 // write rendered contents to a writer w.
 func Convert(source []byte, w io.Writer, opts ...parser.ParseOption) error {
+	defaultMarkdownOnce.Do(func() { defaultMarkdown = New() })
 	return defaultMarkdown.Convert(source, w, opts...)
 }
 

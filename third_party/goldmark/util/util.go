@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -985,3 +986,28 @@ func (s *bytesFilter) Contains(b []byte) bool {
 	}
 	return false
 }
+
+// LazyBytesFilter is a BytesFilter that Build makes on its first use.
+//
+// PI-PATCH: the attribute filters of renderer/html and extension were built
+// at package initialisation, about 300 allocations in every process that
+// links goldmark; they are LazyBytesFilters now, statically initialised.
+type LazyBytesFilter struct {
+	Build func() BytesFilter
+	once  sync.Once
+	f     BytesFilter
+}
+
+func (l *LazyBytesFilter) get() BytesFilter {
+	l.once.Do(func() { l.f = l.Build() })
+	return l.f
+}
+
+// Add adds given bytes to this set.
+func (l *LazyBytesFilter) Add(b []byte) { l.get().Add(b) }
+
+// Contains return true if this set contains given bytes, otherwise false.
+func (l *LazyBytesFilter) Contains(b []byte) bool { return l.get().Contains(b) }
+
+// Extend copies this filter and adds given bytes to new filter.
+func (l *LazyBytesFilter) Extend(bs ...[]byte) BytesFilter { return l.get().Extend(bs...) }
