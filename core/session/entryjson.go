@@ -10,31 +10,112 @@ import (
 	"github.com/piwasm/pi/internal/jsonstr"
 )
 
-// appendMessageEntry appends a message entry as Entry.MarshalJSON's
-// encoding/json path writes it, for the fields a turn's messages use (a
-// prompt, an assistant reply, a tool result). ok is false for an entry with
-// any other field set, or a value encoding/json would refuse; the caller
-// then encodes it through encoding/json. Every entry of a session is
-// written once, and reflection over the entry and its message was most of
-// that cost. TestMessageEntryJSON and FuzzMessageEntryJSON hold the two to
+// appendEntryJSON appends e as marshalReflect writes it, without
+// reflection, for every kind of entry a session writes as it runs: the
+// message entries of a turn (the system message with its sections and
+// tools included), the request, projection, context, error and decision
+// records, and the model and thinking-level changes. ok is false for the
+// kinds it leaves to encoding/json (the tree's compactions, summaries,
+// labels and edits, written rarely) and for a value encoding/json would
+// refuse; b is then returned as it was given. Every entry of a session is
+// written once, and reflection over the entry was a few per cent of the
+// CPU of a one-reply run (`pi -p`). TestEntryJSON, TestMessageEntryJSON,
+// TestRequestEntryJSON and the fuzz targets beside them hold the two to
 // the same bytes.
+func appendEntryJSON(b []byte, e Entry) ([]byte, bool) {
+	n := len(b)
+	var ok bool
+	switch e.Type {
+	case TypeMessage:
+		b, ok = appendMessageEntry(b, e)
+	case TypeRequest:
+		b, ok = appendRequestEntry(b, e)
+	case TypeProjection:
+		b, ok = appendProjectionEntry(b, e), true
+	case TypeModelChange, TypeThinkingChange:
+		b, ok = appendChangeEntry(b, e), true
+	case TypeContext:
+		b, ok = appendContextEntry(b, e), true
+	case TypeError:
+		b, ok = appendErrorEntry(b, e), true
+	case TypeDecision:
+		b, ok = appendDecisionEntry(b, e), true
+	}
+	if !ok {
+		return b[:n], false
+	}
+	return b, true
+}
+
+// appendHeader appends a session file's first line as encoding/json writes
+// a Header (without HTML escaping). TestHeaderJSON holds the two to the
+// same bytes.
+func appendHeader(b []byte, h Header) []byte {
+	b = append(b, `{"type":`...)
+	b = jsonstr.Append(b, h.Type)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, int64(h.Version), 10)
+	b = append(b, `,"id":`...)
+	b = jsonstr.Append(b, h.ID)
+	b = append(b, `,"timestamp":`...)
+	b = jsonstr.Append(b, h.Timestamp)
+	b = append(b, `,"cwd":`...)
+	b = jsonstr.Append(b, h.Cwd)
+	b = appendField(b, "parentSession", h.ParentSession)
+	return append(b, '}')
+}
+
+// appendMessageEntry appends a message entry: the entry's links, then its
+// message with every field prompt.Message has, in its order. ok is false
+// for an entry without a message or a value encoding/json would refuse
+// (raw JSON that is not valid, a cost that is not a finite number).
 func appendMessageEntry(b []byte, e Entry) ([]byte, bool) {
 	m := e.Message
-	if e.Type != TypeMessage || m == nil || !entryFieldsPlain(m) {
+	if e.Type != TypeMessage || m == nil {
 		return b, false
 	}
 	b = append(b, `{"type":`...)
 	b = jsonstr.Append(b, e.Type)
 	b = appendLinks(b, e)
-	if e.Time != "" {
-		b = append(b, `,"timestamp":`...)
-		b = jsonstr.Append(b, e.Time)
+	b = appendField(b, "timestamp", e.Time)
+	b = append(b, `,"message":`...)
+	var ok bool
+	if b, ok = appendMessage(b, m); !ok {
+		return b, false
 	}
-	b = append(b, `,"message":{"role":`...)
+	b = appendField(b, "extension", e.Extension)
+	return append(b, '}'), true
+}
+
+// appendMessage appends m as encoding/json writes a prompt.Message.
+func appendMessage(b []byte, m *prompt.Message) ([]byte, bool) {
+	b = append(b, `{"role":`...)
 	b = jsonstr.Append(b, m.Role)
 	b = append(b, `,"content":`...)
 	var ok bool
 	if b, ok = appendContent(b, m.Content); !ok {
+		return b, false
+	}
+	if len(m.Sections) > 0 {
+		b = append(b, `,"sections":{`...)
+		for i, p := range m.Sections {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonstr.Append(b, p.Name)
+			b = append(b, ':')
+			if p.Text == nil {
+				b = append(b, "null"...)
+			} else {
+				b = jsonstr.Append(b, *p.Text)
+			}
+		}
+		b = append(b, '}')
+	}
+	if b, ok = appendToolRefs(b, "toolsAdded", m.ToolsAdded); !ok {
+		return b, false
+	}
+	if b, ok = appendToolRefs(b, "toolsRemoved", m.ToolsRemoved); !ok {
 		return b, false
 	}
 	b = appendField(b, "api", m.API)
@@ -73,27 +154,184 @@ func appendMessageEntry(b []byte, e Entry) ([]byte, bool) {
 			return b, false
 		}
 	}
-	if m.IsError != nil {
-		b = append(b, `,"isError":`...)
-		b = strconv.AppendBool(b, *m.IsError)
+	b = appendBoolPtr(b, "isError", m.IsError)
+	b = appendField(b, "summary", m.Summary)
+	if m.TokensBefore != 0 {
+		b = append(b, `,"tokensBefore":`...)
+		b = strconv.AppendInt(b, int64(m.TokensBefore), 10)
 	}
+	b = appendField(b, "fromId", m.FromID)
+	b = appendField(b, "customType", m.CustomType)
+	b = appendBoolPtr(b, "display", m.Display)
+	b = appendField(b, "command", m.Command)
+	b = appendField(b, "output", m.Output)
+	if m.ExitCode != nil {
+		b = append(b, `,"exitCode":`...)
+		b = strconv.AppendInt(b, int64(*m.ExitCode), 10)
+	}
+	b = appendTrue(b, "cancelled", m.Cancelled)
+	b = appendTrue(b, "truncated", m.Truncated)
+	b = appendField(b, "fullOutputPath", m.FullOutputPath)
+	b = appendTrue(b, "excludeFromContext", m.ExcludeFromContext)
 	b = append(b, `,"timestamp":`...)
 	b = strconv.AppendInt(b, m.Timestamp, 10)
-	b = append(b, '}')
-	if e.Extension != "" {
-		b = append(b, `,"extension":`...)
-		b = jsonstr.Append(b, e.Extension)
-	}
 	return append(b, '}'), true
 }
 
-// entryFieldsPlain reports whether m sets only the fields appendMessageEntry
-// writes.
-func entryFieldsPlain(m *prompt.Message) bool {
-	return m.Sections == nil && m.ToolsAdded == nil && m.ToolsRemoved == nil &&
-		m.Summary == "" && m.TokensBefore == 0 && m.FromID == "" && m.CustomType == "" &&
-		m.Display == nil && m.Command == "" && m.Output == "" && m.ExitCode == nil &&
-		!m.Cancelled && !m.Truncated && m.FullOutputPath == "" && !m.ExcludeFromContext
+// appendToolRefs appends ,"key":[...] unless refs is empty (omitempty).
+func appendToolRefs(b []byte, key string, refs []prompt.ToolRef) ([]byte, bool) {
+	if len(refs) == 0 {
+		return b, true
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i, r := range refs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsonstr.Append(b, r.Name)
+		b = appendField(b, "description", r.Description)
+		if len(r.Parameters) > 0 {
+			b = append(b, `,"parameters":`...)
+			var ok bool
+			if b, ok = appendRaw(b, r.Parameters); !ok {
+				return b, false
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
+// appendCustomHead appends the start of a pi record stored as the
+// established harness's entry of type typ: its links, timestamp and
+// customType.
+func appendCustomHead(b []byte, typ string, e Entry) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, '"')
+	b = appendLinks(b, e)
+	b = appendField(b, "timestamp", e.Time)
+	b = append(b, `,"customType":`...)
+	return jsonstr.Append(b, customTypes[e.Type])
+}
+
+// appendProjectionEntry appends how a rendered prompt entered the request
+// history (the wire's data members text, route, api and forced are empty
+// for it).
+func appendProjectionEntry(b []byte, e Entry) []byte {
+	b = appendCustomHead(b, "custom", e)
+	b = append(b, `,"data":{`...)
+	n := len(b)
+	if len(e.Commits) > 0 {
+		b = append(b, `,"commits":[`...)
+		for i, c := range e.Commits {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"op":`...)
+			b = jsonstr.Append(b, c.Op)
+			b = append(b, `,"seq":`...)
+			b = strconv.AppendInt(b, int64(c.Seq), 10)
+			b = append(b, `,"text":`...)
+			b = jsonstr.Append(b, c.Text)
+			if c.Content != nil {
+				b = append(b, `,"content":`...)
+				b = jsonstr.Append(b, *c.Content)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = appendTrue(b, "inHistory", e.InHistory)
+	b = appendTrue(b, "startsSeries", e.StartsSeries)
+	return append(dropComma(b, n), "}}"...)
+}
+
+// appendChangeEntry appends a model_change or thinking_level_change.
+func appendChangeEntry(b []byte, e Entry) []byte {
+	b = append(b, `{"type":`...)
+	b = jsonstr.Append(b, e.Type)
+	b = appendLinks(b, e)
+	b = appendField(b, "timestamp", e.Time)
+	if e.Type == TypeModelChange {
+		b = appendField(b, "provider", e.Provider)
+		b = appendField(b, "modelId", e.ModelID)
+	} else {
+		b = appendField(b, "thinkingLevel", e.ThinkingLevel)
+	}
+	return append(b, '}')
+}
+
+// appendContextEntry appends a runtime-context snapshot: a custom_message
+// whose content is its text, not displayed.
+func appendContextEntry(b []byte, e Entry) []byte {
+	b = appendCustomHead(b, "custom_message", e)
+	b = append(b, `,"content":`...)
+	b = jsonstr.Append(b, e.Text)
+	return append(b, `,"display":false}`...)
+}
+
+// appendErrorEntry appends a failed request's record.
+func appendErrorEntry(b []byte, e Entry) []byte {
+	b = appendCustomHead(b, "custom", e)
+	b = append(b, `,"data":{`...)
+	n := len(b)
+	b = appendField(b, "text", e.Text)
+	return append(dropComma(b, n), "}}"...)
+}
+
+// appendDecisionEntry appends why a tool call ran or did not: the
+// decision's members (embedded in the wire's data, so first), none of the
+// data's own.
+func appendDecisionEntry(b []byte, e Entry) []byte {
+	b = appendCustomHead(b, "custom", e)
+	b = append(b, `,"data":{`...)
+	if d := e.Decision; d != nil {
+		b = append(b, `"toolCallId":`...)
+		b = jsonstr.Append(b, d.ToolCallID)
+		b = append(b, `,"tool":`...)
+		b = jsonstr.Append(b, d.Tool)
+		b = append(b, `,"outcome":`...)
+		b = jsonstr.Append(b, d.Outcome)
+		b = appendField(b, "rule", d.Rule)
+		b = append(b, `,"source":`...)
+		b = jsonstr.Append(b, d.Source)
+		b = appendField(b, "reason", d.Reason)
+	}
+	return append(b, "}}"...)
+}
+
+// dropComma removes the comma the first member written from b[n:] starts
+// with.
+func dropComma(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(b[:n], b[n+1:]...)
+	}
+	return b
+}
+
+// appendTrue appends ,"key":true when v is set (a bool with omitempty).
+func appendTrue(b []byte, key string, v bool) []byte {
+	if !v {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	return append(b, `":true`...)
+}
+
+// appendBoolPtr appends ,"key":v unless v is nil.
+func appendBoolPtr(b []byte, key string, v *bool) []byte {
+	if v == nil {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return strconv.AppendBool(b, *v)
 }
 
 func appendContent(b []byte, c prompt.Content) ([]byte, bool) {
@@ -205,8 +443,5 @@ func appendRequestEntry(b []byte, e Entry) ([]byte, bool) {
 	b = appendField(b, "route", e.Route)
 	b = appendField(b, "api", e.API)
 	b = appendField(b, "forced", e.Forced)
-	if len(b) > n {
-		b = append(b[:n], b[n+1:]...) // the first member's comma
-	}
-	return append(b, "}}"...), true
+	return append(dropComma(b, n), "}}"...), true
 }

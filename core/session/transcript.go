@@ -557,37 +557,53 @@ func (t *Transcript) appendEntry(e Entry) (Entry, error) {
 	return e, nil
 }
 
-// writeLine writes v as one line and returns its length with the newline.
+// writeLine writes v (an Entry or the Header) as one line and returns its
+// length with the newline.
 func (t *Transcript) writeLine(v any) (int, error) {
 	var line []byte
-	if e, ok := v.(Entry); ok && e.Raw == nil {
+	switch v := v.(type) {
+	case Header:
+		line = append(appendHeader(make([]byte, 0, 256), v), '\n')
+	case Entry:
+		if v.Raw != nil {
+			// An entry as read from a file goes through the Encoder, which
+			// compacts it as before.
+			return t.writeEncoded(v)
+		}
 		// An entry encodes itself; handing it to an Encoder would check and
 		// compact its whole encoding once more, a second pass over every
-		// tool result the session records. (An entry as read from a file
-		// still goes through the Encoder, which compacts it as before.)
-		if b, ok := appendMessageEntry(make([]byte, 0, 1024), e); ok {
+		// tool result the session records.
+		if b, ok := appendEntryJSON(make([]byte, 0, 1024), v); ok {
 			line = append(b, '\n')
 		} else {
-			b, err := e.MarshalJSON()
+			b, err := v.marshalReflect()
 			if err != nil {
 				return 0, fmt.Errorf("encode session entry: %w", err)
 			}
 			line = append(make([]byte, 0, len(b)+1), b...)
 			line = append(line, '\n')
 		}
-	} else {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return 0, fmt.Errorf("encode session entry: %w", err)
-		}
-		line = b.Bytes()
+	default:
+		return t.writeEncoded(v)
 	}
 	if _, err := t.file.Write(line); err != nil {
 		return 0, fmt.Errorf("write session %s: %w", t.Path, err)
 	}
 	return len(line), nil
+}
+
+// writeEncoded writes v as one line through encoding/json.
+func (t *Transcript) writeEncoded(v any) (int, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return 0, fmt.Errorf("encode session entry: %w", err)
+	}
+	if _, err := t.file.Write(b.Bytes()); err != nil {
+		return 0, fmt.Errorf("write session %s: %w", t.Path, err)
+	}
+	return b.Len(), nil
 }
 
 // Close closes the file.
@@ -606,18 +622,15 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if e.Raw != nil {
 		return e.Raw, nil
 	}
-	if b, ok := appendMessageEntry(nil, e); ok {
-		return b, nil
-	}
-	if b, ok := appendRequestEntry(nil, e); ok {
+	if b, ok := appendEntryJSON(nil, e); ok {
 		return b, nil
 	}
 	return e.marshalReflect()
 }
 
 // marshalReflect is MarshalJSON through encoding/json, for every kind of
-// entry (appendMessageEntry writes the common message entries the same way
-// without reflection).
+// entry (appendEntryJSON writes the kinds a running session writes the
+// same way without reflection).
 func (e Entry) marshalReflect() ([]byte, error) {
 	w := e.wire()
 	var b bytes.Buffer
