@@ -31,8 +31,8 @@ func messageEntries() []Entry {
 		// The system message a session starts with, and the kinds of
 		// message the established harness's sessions carry.
 		{Type: TypeMessage, ID: "44444444", Time: "2026-12-01T19:11:19.946Z", Message: &prompt.Message{Role: "system", Content: prompt.TextContent(""),
-			Sections:   prompt.Patches{{Name: "preamble", Text: &text}, {Name: "gone"}, {Name: "<&>\u2028", Text: new(string)}},
-			ToolsAdded: []prompt.ToolRef{{Name: "read", Description: "Show a file's contents & <more>", Parameters: json.RawMessage("{ \"type\": \"object\",\n \"required\": [\"path\"] }")}, {Name: "bare"}},
+			Sections:     prompt.Patches{{Name: "preamble", Text: &text}, {Name: "gone"}, {Name: "<&>\u2028", Text: new(string)}},
+			ToolsAdded:   []prompt.ToolRef{{Name: "read", Description: "Show a file's contents & <more>", Parameters: json.RawMessage("{ \"type\": \"object\",\n \"required\": [\"path\"] }")}, {Name: "bare"}},
 			ToolsRemoved: []prompt.ToolRef{{Name: "write", Parameters: json.RawMessage(`null`)}}, Timestamp: 1796173483820}},
 		{Type: TypeMessage, Message: &prompt.Message{Role: "system", Sections: prompt.Patches{}, ToolsAdded: []prompt.ToolRef{}}},
 		{Type: TypeMessage, ID: "55555555", ParentID: "44444444", Message: &prompt.Message{Role: "compactionSummary", Summary: text, TokensBefore: -3, FromID: "root", Timestamp: 9}},
