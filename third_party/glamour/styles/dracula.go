@@ -8,30 +8,30 @@ var DraculaStyleConfig = ansi.StyleConfig{
 		StylePrimitive: ansi.StylePrimitive{
 			BlockPrefix: "\n",
 			BlockSuffix: "\n",
-			Color:       stringPtr("#f8f8f2"),
+			Color:       &piString133,
 		},
-		Margin: uintPtr(defaultMargin),
+		Margin: &piUint134,
 	},
 	BlockQuote: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{
-			Color:  stringPtr("#f1fa8c"),
-			Italic: boolPtr(true),
+			Color:  &piString135,
+			Italic: &piBool136,
 		},
-		Indent: uintPtr(defaultMargin),
+		Indent: &piUint137,
 	},
 	List: ansi.StyleList{
 		LevelIndent: defaultMargin,
 		StyleBlock: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
-				Color: stringPtr("#f8f8f2"),
+				Color: &piString138,
 			},
 		},
 	},
 	Heading: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{
 			BlockSuffix: "\n",
-			Color:       stringPtr("#bd93f9"),
-			Bold:        boolPtr(true),
+			Color:       &piString139,
+			Bold:        &piBool140,
 		},
 	},
 	H1: ansi.StyleBlock{
@@ -65,18 +65,18 @@ var DraculaStyleConfig = ansi.StyleConfig{
 		},
 	},
 	Strikethrough: ansi.StylePrimitive{
-		CrossedOut: boolPtr(true),
+		CrossedOut: &piBool141,
 	},
 	Emph: ansi.StylePrimitive{
-		Color:  stringPtr("#f1fa8c"),
-		Italic: boolPtr(true),
+		Color:  &piString142,
+		Italic: &piBool143,
 	},
 	Strong: ansi.StylePrimitive{
-		Bold:  boolPtr(true),
-		Color: stringPtr("#ffb86c"),
+		Bold:  &piBool144,
+		Color: &piString145,
 	},
 	HorizontalRule: ansi.StylePrimitive{
-		Color:  stringPtr("#6272A4"),
+		Color:  &piString146,
 		Format: defaultHorizontalRule,
 	},
 	Item: ansi.StylePrimitive{
@@ -84,7 +84,7 @@ var DraculaStyleConfig = ansi.StyleConfig{
 	},
 	Enumeration: ansi.StylePrimitive{
 		BlockPrefix: ". ",
-		Color:       stringPtr("#8be9fd"),
+		Color:       &piString147,
 	},
 	Task: ansi.StyleTask{
 		StylePrimitive: ansi.StylePrimitive{},
@@ -92,116 +92,116 @@ var DraculaStyleConfig = ansi.StyleConfig{
 		Unticked:       defaultTaskUntickedPrefix,
 	},
 	Link: ansi.StylePrimitive{
-		Color:     stringPtr("#8be9fd"),
-		Underline: boolPtr(true),
+		Color:     &piString148,
+		Underline: &piBool149,
 	},
 	LinkText: ansi.StylePrimitive{
-		Color: stringPtr("#ff79c6"),
+		Color: &piString150,
 	},
 	Image: ansi.StylePrimitive{
-		Color:     stringPtr("#8be9fd"),
-		Underline: boolPtr(true),
+		Color:     &piString151,
+		Underline: &piBool152,
 	},
 	ImageText: ansi.StylePrimitive{
-		Color:  stringPtr("#ff79c6"),
+		Color:  &piString153,
 		Format: defaultImageFormat,
 	},
 	Code: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{
-			Color: stringPtr("#50fa7b"),
+			Color: &piString154,
 		},
 	},
 	CodeBlock: ansi.StyleCodeBlock{
 		StyleBlock: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
-				Color: stringPtr("#ffb86c"),
+				Color: &piString155,
 			},
-			Margin: uintPtr(defaultMargin),
+			Margin: &piUint156,
 		},
 		Chroma: &ansi.Chroma{
 			Text: ansi.StylePrimitive{
-				Color: stringPtr("#f8f8f2"),
+				Color: &piString157,
 			},
 			Error: ansi.StylePrimitive{
-				Color:           stringPtr("#f8f8f2"),
-				BackgroundColor: stringPtr("#ff5555"),
+				Color:           &piString158,
+				BackgroundColor: &piString159,
 			},
 			Comment: ansi.StylePrimitive{
-				Color: stringPtr("#6272A4"),
+				Color: &piString160,
 			},
 			CommentPreproc: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString161,
 			},
 			Keyword: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString162,
 			},
 			KeywordReserved: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString163,
 			},
 			KeywordNamespace: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString164,
 			},
 			KeywordType: ansi.StylePrimitive{
-				Color: stringPtr("#8be9fd"),
+				Color: &piString165,
 			},
 			Operator: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString166,
 			},
 			Punctuation: ansi.StylePrimitive{
-				Color: stringPtr("#f8f8f2"),
+				Color: &piString167,
 			},
 			Name: ansi.StylePrimitive{
-				Color: stringPtr("#8be9fd"),
+				Color: &piString168,
 			},
 			NameBuiltin: ansi.StylePrimitive{
-				Color: stringPtr("#8be9fd"),
+				Color: &piString169,
 			},
 			NameTag: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString170,
 			},
 			NameAttribute: ansi.StylePrimitive{
-				Color: stringPtr("#50fa7b"),
+				Color: &piString171,
 			},
 			NameClass: ansi.StylePrimitive{
-				Color: stringPtr("#8be9fd"),
+				Color: &piString172,
 			},
 			NameConstant: ansi.StylePrimitive{
-				Color: stringPtr("#bd93f9"),
+				Color: &piString173,
 			},
 			NameDecorator: ansi.StylePrimitive{
-				Color: stringPtr("#50fa7b"),
+				Color: &piString174,
 			},
 			NameFunction: ansi.StylePrimitive{
-				Color: stringPtr("#50fa7b"),
+				Color: &piString175,
 			},
 			LiteralNumber: ansi.StylePrimitive{
-				Color: stringPtr("#6EEFC0"),
+				Color: &piString176,
 			},
 			LiteralString: ansi.StylePrimitive{
-				Color: stringPtr("#f1fa8c"),
+				Color: &piString177,
 			},
 			LiteralStringEscape: ansi.StylePrimitive{
-				Color: stringPtr("#ff79c6"),
+				Color: &piString178,
 			},
 			GenericDeleted: ansi.StylePrimitive{
-				Color: stringPtr("#ff5555"),
+				Color: &piString179,
 			},
 			GenericEmph: ansi.StylePrimitive{
-				Color:  stringPtr("#f1fa8c"),
-				Italic: boolPtr(true),
+				Color:  &piString180,
+				Italic: &piBool181,
 			},
 			GenericInserted: ansi.StylePrimitive{
-				Color: stringPtr("#50fa7b"),
+				Color: &piString182,
 			},
 			GenericStrong: ansi.StylePrimitive{
-				Color: stringPtr("#ffb86c"),
-				Bold:  boolPtr(true),
+				Color: &piString183,
+				Bold:  &piBool184,
 			},
 			GenericSubheading: ansi.StylePrimitive{
-				Color: stringPtr("#bd93f9"),
+				Color: &piString185,
 			},
 			Background: ansi.StylePrimitive{
-				BackgroundColor: stringPtr("#282a36"),
+				BackgroundColor: &piString186,
 			},
 		},
 	},

@@ -43,12 +43,12 @@ var (
 				BlockPrefix: "\n",
 				BlockSuffix: "\n",
 			},
-			Margin: uintPtr(defaultMargin),
+			Margin: &piUint1,
 		},
 		BlockQuote: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{},
-			Indent:         uintPtr(1),
-			IndentToken:    stringPtr("| "),
+			Indent:         &piUint2,
+			IndentToken:    &piString3,
 		},
 		Paragraph: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{},
@@ -130,13 +130,13 @@ var (
 		},
 		CodeBlock: ansi.StyleCodeBlock{
 			StyleBlock: ansi.StyleBlock{
-				Margin: uintPtr(defaultMargin),
+				Margin: &piUint4,
 			},
 		},
 		Table: ansi.StyleTable{
-			CenterSeparator: stringPtr("|"),
-			ColumnSeparator: stringPtr("|"),
-			RowSeparator:    stringPtr("-"),
+			CenterSeparator: &piString5,
+			ColumnSeparator: &piString6,
+			RowSeparator:    &piString7,
 		},
 		DefinitionDescription: ansi.StylePrimitive{
 			BlockPrefix: "\n* ",
@@ -149,14 +149,14 @@ var (
 			StylePrimitive: ansi.StylePrimitive{
 				BlockPrefix: "\n",
 				BlockSuffix: "\n",
-				Color:       stringPtr("252"),
+				Color:       &piString8,
 			},
-			Margin: uintPtr(defaultMargin),
+			Margin: &piUint9,
 		},
 		BlockQuote: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{},
-			Indent:         uintPtr(1),
-			IndentToken:    stringPtr("│ "),
+			Indent:         &piUint10,
+			IndentToken:    &piString11,
 		},
 		List: ansi.StyleList{
 			LevelIndent: defaultListIndent,
@@ -164,17 +164,17 @@ var (
 		Heading: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				BlockSuffix: "\n",
-				Color:       stringPtr("39"),
-				Bold:        boolPtr(true),
+				Color:       &piString12,
+				Bold:        &piBool13,
 			},
 		},
 		H1: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix:          " ",
 				Suffix:          " ",
-				Color:           stringPtr("228"),
-				BackgroundColor: stringPtr("63"),
-				Bold:            boolPtr(true),
+				Color:           &piString14,
+				BackgroundColor: &piString15,
+				Bold:            &piBool16,
 			},
 		},
 		H2: ansi.StyleBlock{
@@ -200,21 +200,21 @@ var (
 		H6: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix: defaultHeadingPrefixH6,
-				Color:  stringPtr("35"),
-				Bold:   boolPtr(false),
+				Color:  &piString17,
+				Bold:   &piBool18,
 			},
 		},
 		Strikethrough: ansi.StylePrimitive{
-			CrossedOut: boolPtr(true),
+			CrossedOut: &piBool19,
 		},
 		Emph: ansi.StylePrimitive{
-			Italic: boolPtr(true),
+			Italic: &piBool20,
 		},
 		Strong: ansi.StylePrimitive{
-			Bold: boolPtr(true),
+			Bold: &piBool21,
 		},
 		HorizontalRule: ansi.StylePrimitive{
-			Color:  stringPtr("240"),
+			Color:  &piString22,
 			Format: defaultHorizontalRule,
 		},
 		Item: ansi.StylePrimitive{
@@ -229,117 +229,117 @@ var (
 			Unticked:       defaultTaskUntickedPrefix,
 		},
 		Link: ansi.StylePrimitive{
-			Color:     stringPtr("30"),
-			Underline: boolPtr(true),
+			Color:     &piString23,
+			Underline: &piBool24,
 		},
 		LinkText: ansi.StylePrimitive{
-			Color: stringPtr("35"),
-			Bold:  boolPtr(true),
+			Color: &piString25,
+			Bold:  &piBool26,
 		},
 		Image: ansi.StylePrimitive{
-			Color:     stringPtr("212"),
-			Underline: boolPtr(true),
+			Color:     &piString27,
+			Underline: &piBool28,
 		},
 		ImageText: ansi.StylePrimitive{
-			Color:  stringPtr("243"),
+			Color:  &piString29,
 			Format: defaultImageFormat,
 		},
 		Code: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix:          "\u00a0", // Use non-breaking space to prevent hard breaks
 				Suffix:          "\u00a0", // Use non-breaking space to prevent hard breaks
-				Color:           stringPtr("203"),
-				BackgroundColor: stringPtr("236"),
+				Color:           &piString30,
+				BackgroundColor: &piString31,
 			},
 		},
 		CodeBlock: ansi.StyleCodeBlock{
 			StyleBlock: ansi.StyleBlock{
 				StylePrimitive: ansi.StylePrimitive{
-					Color: stringPtr("244"),
+					Color: &piString32,
 				},
-				Margin: uintPtr(defaultMargin),
+				Margin: &piUint33,
 			},
 			Chroma: &ansi.Chroma{
 				Text: ansi.StylePrimitive{
-					Color: stringPtr("#C4C4C4"),
+					Color: &piString34,
 				},
 				Error: ansi.StylePrimitive{
-					Color:           stringPtr("#F1F1F1"),
-					BackgroundColor: stringPtr("#F05B5B"),
+					Color:           &piString35,
+					BackgroundColor: &piString36,
 				},
 				Comment: ansi.StylePrimitive{
-					Color: stringPtr("#676767"),
+					Color: &piString37,
 				},
 				CommentPreproc: ansi.StylePrimitive{
-					Color: stringPtr("#FF875F"),
+					Color: &piString38,
 				},
 				Keyword: ansi.StylePrimitive{
-					Color: stringPtr("#00AAFF"),
+					Color: &piString39,
 				},
 				KeywordReserved: ansi.StylePrimitive{
-					Color: stringPtr("#FF5FD2"),
+					Color: &piString40,
 				},
 				KeywordNamespace: ansi.StylePrimitive{
-					Color: stringPtr("#FF5F87"),
+					Color: &piString41,
 				},
 				KeywordType: ansi.StylePrimitive{
-					Color: stringPtr("#6E6ED8"),
+					Color: &piString42,
 				},
 				Operator: ansi.StylePrimitive{
-					Color: stringPtr("#EF8080"),
+					Color: &piString43,
 				},
 				Punctuation: ansi.StylePrimitive{
-					Color: stringPtr("#E8E8A8"),
+					Color: &piString44,
 				},
 				Name: ansi.StylePrimitive{
-					Color: stringPtr("#C4C4C4"),
+					Color: &piString45,
 				},
 				NameBuiltin: ansi.StylePrimitive{
-					Color: stringPtr("#FF8EC7"),
+					Color: &piString46,
 				},
 				NameTag: ansi.StylePrimitive{
-					Color: stringPtr("#B083EA"),
+					Color: &piString47,
 				},
 				NameAttribute: ansi.StylePrimitive{
-					Color: stringPtr("#7A7AE6"),
+					Color: &piString48,
 				},
 				NameClass: ansi.StylePrimitive{
-					Color:     stringPtr("#F1F1F1"),
-					Underline: boolPtr(true),
-					Bold:      boolPtr(true),
+					Color:     &piString49,
+					Underline: &piBool50,
+					Bold:      &piBool51,
 				},
 				NameDecorator: ansi.StylePrimitive{
-					Color: stringPtr("#FFFF87"),
+					Color: &piString52,
 				},
 				NameFunction: ansi.StylePrimitive{
-					Color: stringPtr("#00D787"),
+					Color: &piString53,
 				},
 				LiteralNumber: ansi.StylePrimitive{
-					Color: stringPtr("#6EEFC0"),
+					Color: &piString54,
 				},
 				LiteralString: ansi.StylePrimitive{
-					Color: stringPtr("#C69669"),
+					Color: &piString55,
 				},
 				LiteralStringEscape: ansi.StylePrimitive{
-					Color: stringPtr("#AFFFD7"),
+					Color: &piString56,
 				},
 				GenericDeleted: ansi.StylePrimitive{
-					Color: stringPtr("#FD5B5B"),
+					Color: &piString57,
 				},
 				GenericEmph: ansi.StylePrimitive{
-					Italic: boolPtr(true),
+					Italic: &piBool58,
 				},
 				GenericInserted: ansi.StylePrimitive{
-					Color: stringPtr("#00D787"),
+					Color: &piString59,
 				},
 				GenericStrong: ansi.StylePrimitive{
-					Bold: boolPtr(true),
+					Bold: &piBool60,
 				},
 				GenericSubheading: ansi.StylePrimitive{
-					Color: stringPtr("#777777"),
+					Color: &piString61,
 				},
 				Background: ansi.StylePrimitive{
-					BackgroundColor: stringPtr("#373737"),
+					BackgroundColor: &piString62,
 				},
 			},
 		},
@@ -359,14 +359,14 @@ var (
 			StylePrimitive: ansi.StylePrimitive{
 				BlockPrefix: "\n",
 				BlockSuffix: "\n",
-				Color:       stringPtr("234"),
+				Color:       &piString63,
 			},
-			Margin: uintPtr(defaultMargin),
+			Margin: &piUint64,
 		},
 		BlockQuote: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{},
-			Indent:         uintPtr(1),
-			IndentToken:    stringPtr("│ "),
+			Indent:         &piUint65,
+			IndentToken:    &piString66,
 		},
 		List: ansi.StyleList{
 			LevelIndent: defaultListIndent,
@@ -374,17 +374,17 @@ var (
 		Heading: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				BlockSuffix: "\n",
-				Color:       stringPtr("27"),
-				Bold:        boolPtr(true),
+				Color:       &piString67,
+				Bold:        &piBool68,
 			},
 		},
 		H1: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix:          " ",
 				Suffix:          " ",
-				Color:           stringPtr("228"),
-				BackgroundColor: stringPtr("63"),
-				Bold:            boolPtr(true),
+				Color:           &piString69,
+				BackgroundColor: &piString70,
+				Bold:            &piBool71,
 			},
 		},
 		H2: ansi.StyleBlock{
@@ -410,20 +410,20 @@ var (
 		H6: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix: defaultHeadingPrefixH6,
-				Bold:   boolPtr(false),
+				Bold:   &piBool72,
 			},
 		},
 		Strikethrough: ansi.StylePrimitive{
-			CrossedOut: boolPtr(true),
+			CrossedOut: &piBool73,
 		},
 		Emph: ansi.StylePrimitive{
-			Italic: boolPtr(true),
+			Italic: &piBool74,
 		},
 		Strong: ansi.StylePrimitive{
-			Bold: boolPtr(true),
+			Bold: &piBool75,
 		},
 		HorizontalRule: ansi.StylePrimitive{
-			Color:  stringPtr("249"),
+			Color:  &piString76,
 			Format: defaultHorizontalRule,
 		},
 		Item: ansi.StylePrimitive{
@@ -438,117 +438,117 @@ var (
 			Unticked:       defaultTaskUntickedPrefix,
 		},
 		Link: ansi.StylePrimitive{
-			Color:     stringPtr("36"),
-			Underline: boolPtr(true),
+			Color:     &piString77,
+			Underline: &piBool78,
 		},
 		LinkText: ansi.StylePrimitive{
-			Color: stringPtr("29"),
-			Bold:  boolPtr(true),
+			Color: &piString79,
+			Bold:  &piBool80,
 		},
 		Image: ansi.StylePrimitive{
-			Color:     stringPtr("205"),
-			Underline: boolPtr(true),
+			Color:     &piString81,
+			Underline: &piBool82,
 		},
 		ImageText: ansi.StylePrimitive{
-			Color:  stringPtr("243"),
+			Color:  &piString83,
 			Format: defaultImageFormat,
 		},
 		Code: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix:          "\u00a0", // Use non-breaking space to prevent hard breaks
 				Suffix:          "\u00a0", // Use non-breaking space to prevent hard breaks
-				Color:           stringPtr("203"),
-				BackgroundColor: stringPtr("254"),
+				Color:           &piString84,
+				BackgroundColor: &piString85,
 			},
 		},
 		CodeBlock: ansi.StyleCodeBlock{
 			StyleBlock: ansi.StyleBlock{
 				StylePrimitive: ansi.StylePrimitive{
-					Color: stringPtr("242"),
+					Color: &piString86,
 				},
-				Margin: uintPtr(defaultMargin),
+				Margin: &piUint87,
 			},
 			Chroma: &ansi.Chroma{
 				Text: ansi.StylePrimitive{
-					Color: stringPtr("#2A2A2A"),
+					Color: &piString88,
 				},
 				Error: ansi.StylePrimitive{
-					Color:           stringPtr("#F1F1F1"),
-					BackgroundColor: stringPtr("#FF5555"),
+					Color:           &piString89,
+					BackgroundColor: &piString90,
 				},
 				Comment: ansi.StylePrimitive{
-					Color: stringPtr("#8D8D8D"),
+					Color: &piString91,
 				},
 				CommentPreproc: ansi.StylePrimitive{
-					Color: stringPtr("#FF875F"),
+					Color: &piString92,
 				},
 				Keyword: ansi.StylePrimitive{
-					Color: stringPtr("#279EFC"),
+					Color: &piString93,
 				},
 				KeywordReserved: ansi.StylePrimitive{
-					Color: stringPtr("#FF5FD2"),
+					Color: &piString94,
 				},
 				KeywordNamespace: ansi.StylePrimitive{
-					Color: stringPtr("#FB406F"),
+					Color: &piString95,
 				},
 				KeywordType: ansi.StylePrimitive{
-					Color: stringPtr("#7049C2"),
+					Color: &piString96,
 				},
 				Operator: ansi.StylePrimitive{
-					Color: stringPtr("#FF2626"),
+					Color: &piString97,
 				},
 				Punctuation: ansi.StylePrimitive{
-					Color: stringPtr("#FA7878"),
+					Color: &piString98,
 				},
 				NameBuiltin: ansi.StylePrimitive{
-					Color: stringPtr("#0A1BB1"),
+					Color: &piString99,
 				},
 				NameTag: ansi.StylePrimitive{
-					Color: stringPtr("#581290"),
+					Color: &piString100,
 				},
 				NameAttribute: ansi.StylePrimitive{
-					Color: stringPtr("#8362CB"),
+					Color: &piString101,
 				},
 				NameClass: ansi.StylePrimitive{
-					Color:     stringPtr("#212121"),
-					Underline: boolPtr(true),
-					Bold:      boolPtr(true),
+					Color:     &piString102,
+					Underline: &piBool103,
+					Bold:      &piBool104,
 				},
 				NameConstant: ansi.StylePrimitive{
-					Color: stringPtr("#581290"),
+					Color: &piString105,
 				},
 				NameDecorator: ansi.StylePrimitive{
-					Color: stringPtr("#A3A322"),
+					Color: &piString106,
 				},
 				NameFunction: ansi.StylePrimitive{
-					Color: stringPtr("#019F57"),
+					Color: &piString107,
 				},
 				LiteralNumber: ansi.StylePrimitive{
-					Color: stringPtr("#22CCAE"),
+					Color: &piString108,
 				},
 				LiteralString: ansi.StylePrimitive{
-					Color: stringPtr("#7E5B38"),
+					Color: &piString109,
 				},
 				LiteralStringEscape: ansi.StylePrimitive{
-					Color: stringPtr("#00AEAE"),
+					Color: &piString110,
 				},
 				GenericDeleted: ansi.StylePrimitive{
-					Color: stringPtr("#FD5B5B"),
+					Color: &piString111,
 				},
 				GenericEmph: ansi.StylePrimitive{
-					Italic: boolPtr(true),
+					Italic: &piBool112,
 				},
 				GenericInserted: ansi.StylePrimitive{
-					Color: stringPtr("#00D787"),
+					Color: &piString113,
 				},
 				GenericStrong: ansi.StylePrimitive{
-					Bold: boolPtr(true),
+					Bold: &piBool114,
 				},
 				GenericSubheading: ansi.StylePrimitive{
-					Color: stringPtr("#777777"),
+					Color: &piString115,
 				},
 				Background: ansi.StylePrimitive{
-					BackgroundColor: stringPtr("#373737"),
+					BackgroundColor: &piString116,
 				},
 			},
 		},
@@ -565,11 +565,11 @@ var (
 	// PinkStyleConfig is the default pink style.
 	PinkStyleConfig = ansi.StyleConfig{
 		Document: ansi.StyleBlock{
-			Margin: uintPtr(defaultMargin),
+			Margin: &piUint117,
 		},
 		BlockQuote: ansi.StyleBlock{
-			Indent:      uintPtr(1),
-			IndentToken: stringPtr("│ "),
+			Indent:      &piUint118,
+			IndentToken: &piString119,
 		},
 		List: ansi.StyleList{
 			LevelIndent: defaultListIndent,
@@ -577,8 +577,8 @@ var (
 		Heading: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				BlockSuffix: "\n",
-				Color:       stringPtr("212"),
-				Bold:        boolPtr(true),
+				Color:       &piString120,
+				Bold:        &piBool121,
 			},
 		},
 		H1: ansi.StyleBlock{
@@ -611,21 +611,21 @@ var (
 		H6: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
 				Prefix: "┊ ",
-				Bold:   boolPtr(false),
+				Bold:   &piBool122,
 			},
 		},
 		Text: ansi.StylePrimitive{},
 		Strikethrough: ansi.StylePrimitive{
-			CrossedOut: boolPtr(true),
+			CrossedOut: &piBool123,
 		},
 		Emph: ansi.StylePrimitive{
-			Italic: boolPtr(true),
+			Italic: &piBool124,
 		},
 		Strong: ansi.StylePrimitive{
-			Bold: boolPtr(true),
+			Bold: &piBool125,
 		},
 		HorizontalRule: ansi.StylePrimitive{
-			Color:  stringPtr("212"),
+			Color:  &piString126,
 			Format: "\n──────\n",
 		},
 		Item: ansi.StylePrimitive{
@@ -639,22 +639,22 @@ var (
 			Unticked: defaultTaskUntickedPrefix,
 		},
 		Link: ansi.StylePrimitive{
-			Color:     stringPtr("99"),
-			Underline: boolPtr(true),
+			Color:     &piString127,
+			Underline: &piBool128,
 		},
 		LinkText: ansi.StylePrimitive{
-			Bold: boolPtr(true),
+			Bold: &piBool129,
 		},
 		Image: ansi.StylePrimitive{
-			Underline: boolPtr(true),
+			Underline: &piBool130,
 		},
 		ImageText: ansi.StylePrimitive{
 			Format: "Image: {{.text}}",
 		},
 		Code: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
-				Color:           stringPtr("212"),
-				BackgroundColor: stringPtr("236"),
+				Color:           &piString131,
+				BackgroundColor: &piString132,
 				Prefix:          "\u00a0", // Use non-breaking space to prevent hard breaks
 				Suffix:          "\u00a0", // Use non-breaking space to prevent hard breaks
 			},

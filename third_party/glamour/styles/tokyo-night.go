@@ -8,19 +8,19 @@ var TokyoNightStyleConfig = ansi.StyleConfig{
 		StylePrimitive: ansi.StylePrimitive{
 			BlockPrefix: "\n",
 			BlockSuffix: "\n",
-			Color:       stringPtr("#a9b1d6"),
+			Color:       &piString187,
 		},
-		Margin: uintPtr(defaultMargin),
+		Margin: &piUint188,
 	},
 	BlockQuote: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{},
-		Indent:         uintPtr(1),
-		IndentToken:    stringPtr("│ "),
+		Indent:         &piUint189,
+		IndentToken:    &piString190,
 	},
 	List: ansi.StyleList{
 		StyleBlock: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
-				Color: stringPtr("#a9b1d6"),
+				Color: &piString191,
 			},
 		},
 		LevelIndent: defaultListIndent,
@@ -28,14 +28,14 @@ var TokyoNightStyleConfig = ansi.StyleConfig{
 	Heading: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{
 			BlockSuffix: "\n",
-			Color:       stringPtr("#bb9af7"),
-			Bold:        boolPtr(true),
+			Color:       &piString192,
+			Bold:        &piBool193,
 		},
 	},
 	H1: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{
 			Prefix: "# ",
-			Bold:   boolPtr(true),
+			Bold:   &piBool194,
 		},
 	},
 	H2: ansi.StyleBlock{
@@ -64,16 +64,16 @@ var TokyoNightStyleConfig = ansi.StyleConfig{
 		},
 	},
 	Strikethrough: ansi.StylePrimitive{
-		CrossedOut: boolPtr(true),
+		CrossedOut: &piBool195,
 	},
 	Emph: ansi.StylePrimitive{
-		Italic: boolPtr(true),
+		Italic: &piBool196,
 	},
 	Strong: ansi.StylePrimitive{
-		Bold: boolPtr(true),
+		Bold: &piBool197,
 	},
 	HorizontalRule: ansi.StylePrimitive{
-		Color:  stringPtr("#565f89"),
+		Color:  &piString198,
 		Format: defaultHorizontalRule,
 	},
 	Item: ansi.StylePrimitive{
@@ -81,7 +81,7 @@ var TokyoNightStyleConfig = ansi.StyleConfig{
 	},
 	Enumeration: ansi.StylePrimitive{
 		BlockPrefix: ". ",
-		Color:       stringPtr("#7aa2f7"),
+		Color:       &piString199,
 	},
 	Task: ansi.StyleTask{
 		StylePrimitive: ansi.StylePrimitive{},
@@ -89,112 +89,112 @@ var TokyoNightStyleConfig = ansi.StyleConfig{
 		Unticked:       defaultTaskUntickedPrefix,
 	},
 	Link: ansi.StylePrimitive{
-		Color:     stringPtr("#7aa2f7"),
-		Underline: boolPtr(true),
+		Color:     &piString200,
+		Underline: &piBool201,
 	},
 	LinkText: ansi.StylePrimitive{
-		Color: stringPtr("#2ac3de"),
+		Color: &piString202,
 	},
 	Image: ansi.StylePrimitive{
-		Color:     stringPtr("#7aa2f7"),
-		Underline: boolPtr(true),
+		Color:     &piString203,
+		Underline: &piBool204,
 	},
 	ImageText: ansi.StylePrimitive{
-		Color:  stringPtr("#2ac3de"),
+		Color:  &piString205,
 		Format: defaultImageFormat,
 	},
 	Code: ansi.StyleBlock{
 		StylePrimitive: ansi.StylePrimitive{
-			Color: stringPtr("#9ece6a"),
+			Color: &piString206,
 		},
 	},
 	CodeBlock: ansi.StyleCodeBlock{
 		StyleBlock: ansi.StyleBlock{
 			StylePrimitive: ansi.StylePrimitive{
-				Color: stringPtr("#ff9e64"),
+				Color: &piString207,
 			},
-			Margin: uintPtr(defaultMargin),
+			Margin: &piUint208,
 		},
 		Chroma: &ansi.Chroma{
 			Text: ansi.StylePrimitive{
-				Color: stringPtr("#a9b1d6"),
+				Color: &piString209,
 			},
 			Error: ansi.StylePrimitive{
-				Color:           stringPtr("#a9b1d6"),
-				BackgroundColor: stringPtr("#f7768e"),
+				Color:           &piString210,
+				BackgroundColor: &piString211,
 			},
 			Comment: ansi.StylePrimitive{
-				Color: stringPtr("#565f89"),
+				Color: &piString212,
 			},
 			CommentPreproc: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString213,
 			},
 			Keyword: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString214,
 			},
 			KeywordReserved: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString215,
 			},
 			KeywordNamespace: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString216,
 			},
 			KeywordType: ansi.StylePrimitive{
-				Color: stringPtr("#7aa2f7"),
+				Color: &piString217,
 			},
 			Operator: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString218,
 			},
 			Punctuation: ansi.StylePrimitive{
-				Color: stringPtr("#a9b1d6"),
+				Color: &piString219,
 			},
 			Name: ansi.StylePrimitive{
-				Color: stringPtr("#7aa2f7"),
+				Color: &piString220,
 			},
 			NameConstant: ansi.StylePrimitive{
-				Color: stringPtr("#bb9af7"),
+				Color: &piString221,
 			},
 			NameBuiltin: ansi.StylePrimitive{
-				Color: stringPtr("#7aa2f7"),
+				Color: &piString222,
 			},
 			NameTag: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString223,
 			},
 			NameAttribute: ansi.StylePrimitive{
-				Color: stringPtr("#9ece6a"),
+				Color: &piString224,
 			},
 			NameClass: ansi.StylePrimitive{
-				Color: stringPtr("#7aa2f7"),
+				Color: &piString225,
 			},
 			NameDecorator: ansi.StylePrimitive{
-				Color: stringPtr("#9ece6a"),
+				Color: &piString226,
 			},
 			NameFunction: ansi.StylePrimitive{
-				Color: stringPtr("#9ece6a"),
+				Color: &piString227,
 			},
 			LiteralNumber: ansi.StylePrimitive{},
 			LiteralString: ansi.StylePrimitive{
-				Color: stringPtr("#e0af68"),
+				Color: &piString228,
 			},
 			LiteralStringEscape: ansi.StylePrimitive{
-				Color: stringPtr("#2ac3de"),
+				Color: &piString229,
 			},
 			GenericDeleted: ansi.StylePrimitive{
-				Color: stringPtr("#f7768e"),
+				Color: &piString230,
 			},
 			GenericEmph: ansi.StylePrimitive{
-				Italic: boolPtr(true),
+				Italic: &piBool231,
 			},
 			GenericInserted: ansi.StylePrimitive{
-				Color: stringPtr("#9ece6a"),
+				Color: &piString232,
 			},
 			GenericStrong: ansi.StylePrimitive{
-				Bold: boolPtr(true),
+				Bold: &piBool233,
 			},
 			GenericSubheading: ansi.StylePrimitive{
-				Color: stringPtr("#bb9af7"),
+				Color: &piString234,
 			},
 			Background: ansi.StylePrimitive{
-				BackgroundColor: stringPtr("#1a1b26"),
+				BackgroundColor: &piString235,
 			},
 		},
 	},
