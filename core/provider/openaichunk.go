@@ -229,6 +229,43 @@ func (d *chunkDecoder) str() (string, bool) {
 	return "", false
 }
 
+// skipStr is str for a value nobody keeps (a chunk's id, model, object):
+// it takes and refuses exactly what str does, without making the string.
+func (d *chunkDecoder) skipStr() bool {
+	if d.peek() != '"' {
+		return false
+	}
+	for j := d.i + 1; j < len(d.b); {
+		c := d.b[j]
+		switch {
+		case c == '"':
+			d.i = j + 1
+			return true
+		case c == '\\':
+			if j+1 >= len(d.b) {
+				return false
+			}
+			switch d.b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, size := utf8.DecodeRune(d.b[j:])
+			if r == utf8.RuneError && size == 1 {
+				return false
+			}
+			j += size
+		}
+	}
+	return false
+}
+
 // strEscaped finishes a string from start whose first escape is at j.
 func (d *chunkDecoder) strEscaped(start, j int) (string, bool) {
 	var out strings.Builder
@@ -282,8 +319,7 @@ func (d *chunkDecoder) strEscaped(start, j int) (string, bool) {
 func (d *chunkDecoder) skip() bool {
 	switch c := d.peek(); {
 	case c == '"':
-		_, ok := d.str()
-		return ok
+		return d.skipStr()
 	case c == '{':
 		return d.object(func(key []byte) bool { return d.skip() })
 	case c == '[':

@@ -97,7 +97,7 @@ func TestOpenAIChunkAllocs(t *testing.T) {
 		}
 	})
 	t.Logf("allocations per chunk: %v (json.Unmarshal: %v)", n, slow)
-	if n > 7 {
+	if n > 5 {
 		t.Errorf("%v allocations per chunk (json.Unmarshal: %v)", n, slow)
 	}
 }
