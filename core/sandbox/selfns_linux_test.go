@@ -36,6 +36,13 @@ func testHelpers(t *testing.T) (entry, noEntry string) {
 	entry, noEntry = filepath.Join(dir, "with-entry"), filepath.Join(dir, "no-entry")
 	for _, b := range [][]string{{"HELPER_OUT=" + entry}, {"HELPER_OUT=" + noEntry, "HELPER_ENTRY="}} {
 		cmd := exec.Command(mk, append([]string{"-s", "-C", root, "helper", "STAMP="}, b...)...)
+		// Not the flags of a make that runs these tests (`make test`):
+		// its jobserver is not this make's to use.
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("make helper %v: %v\n%s", b, err, out)
 		}
