@@ -85,6 +85,7 @@ func TestStartupInitBudget(t *testing.T) {
 		{"modelcontextprotocol/go-sdk", 60}, // 216 (mcp 183: its method tables)
 		{"dlclark/regexp2", 40},             // 48 objects, 29 KB: its Unicode category table
 		{"charmbracelet/x/ansi", 10},        // 19 objects, 17 KB: its zero-width rune tables (and parser's transition table)
+		{"wazero/internal/platform", 0},     // 19: its list of huge page sizes, read from sysfs
 		{"golang.org/x/net/html", 0},        // 16 objects, 113 KB: its entity tables, made on first use in bluemonday's copy
 		{"encoding/gob", 0},                 // 365: the MCP SDK's cursors, now written without it
 	}

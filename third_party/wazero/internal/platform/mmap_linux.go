@@ -6,11 +6,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
 var hugePagesConfigs []hugePagesConfig
+
+// PI-PATCH: the huge page sizes are read from sysfs on the first code
+// segment mapped (loadHugePagesConfigs was an init, a directory read in
+// every process that links wazero, guests or not).
+var hugePagesOnce sync.Once
 
 type hugePagesConfig struct {
 	size int
@@ -21,7 +27,7 @@ func (hpc *hugePagesConfig) match(size int) bool {
 	return (size & (hpc.size - 1)) == 0
 }
 
-func init() {
+func loadHugePagesConfigs() {
 	dirents, err := os.ReadDir("/sys/kernel/mm/hugepages/")
 	if err != nil {
 		return
@@ -58,6 +64,7 @@ func mmapCodeSegment(size int) ([]byte, error) {
 	flag := unix.MAP_ANON | unix.MAP_PRIVATE
 	prot := unix.PROT_READ | unix.PROT_WRITE
 
+	hugePagesOnce.Do(loadHugePagesConfigs) // PI-PATCH
 	for _, hugePagesConfig := range hugePagesConfigs {
 		if hugePagesConfig.match(size) {
 			b, err := unix.Mmap(-1, 0, size, prot, flag|hugePagesConfig.flag)
