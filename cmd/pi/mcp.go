@@ -497,7 +497,7 @@ func (a *app) mcpCheck(ctx context.Context, args []string) error {
 	p := mcp.ServerPolicy(base, s, l.AgentDir, os.TempDir())
 	out := sandboxCheckJSON{
 		Mode: p.Mode, Network: p.Network, WritableRoots: emptyIfNil(p.Roots), Devices: p.Devices,
-		Protected: emptyIfNil(p.Protected), DenyRead: emptyIfNil(p.DenyRead),
+		Protected: emptyIfNil(p.Protected()), DenyRead: emptyIfNil(p.DenyRead()),
 		Kernel: p.Enforcement(), Confined: p.Confined(), Enforced: p.Enforced(), Notice: p.Notice(),
 		Settings: emptyIfNilS(l.Settings.Files), Warnings: []string{},
 	}
@@ -525,9 +525,9 @@ func (a *app) mcpCheck(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "  %s\t%s\n", r.Path, r.Reason)
 		}
 	}
-	if len(p.DenyRead) > 0 {
+	if len(p.DenyRead()) > 0 {
 		fmt.Fprintf(tw, "unreadable\t%s\n", kernelOrTools(p))
-		for _, r := range p.DenyRead {
+		for _, r := range p.DenyRead() {
 			fmt.Fprintf(tw, "  %s\t%s\n", r.Path, r.Reason)
 		}
 	}

@@ -94,7 +94,7 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	defer p.Close()
 	out := sandboxCheckJSON{
 		Mode: p.Mode, Network: p.Network, NetworkPolicy: p.NetworkPolicy(), NetworkAllow: p.NetAllow, Require: p.Require, WritableRoots: p.Roots, Devices: p.Devices,
-		Protected: emptyIfNil(p.Protected), DenyRead: emptyIfNil(p.DenyRead),
+		Protected: emptyIfNil(p.Protected()), DenyRead: emptyIfNil(p.DenyRead()),
 		Kernel: p.Enforcement(), Confined: p.Confined(), Enforced: p.Enforced(), Notice: p.Notice(),
 		Settings: l.Settings.Files, Warnings: []string{},
 	}
@@ -151,15 +151,15 @@ func (a *app) cmdSandbox(ctx context.Context, args []string) error {
 	case sandbox.ModeOff:
 		fmt.Fprintf(tw, "writable\teverything pi's user may write (sandbox off)\n")
 	}
-	if len(p.Protected) > 0 {
+	if len(p.Protected()) > 0 {
 		fmt.Fprintf(tw, "read-only\t%s\n", kernelOrTools(p))
-		for _, r := range p.Protected {
+		for _, r := range p.Protected() {
 			fmt.Fprintf(tw, "  %s\t%s\n", r.Path, r.Reason)
 		}
 	}
-	if len(p.DenyRead) > 0 {
+	if len(p.DenyRead()) > 0 {
 		fmt.Fprintf(tw, "unreadable\t%s\n", kernelOrTools(p))
-		for _, r := range p.DenyRead {
+		for _, r := range p.DenyRead() {
 			fmt.Fprintf(tw, "  %s\t%s\n", r.Path, r.Reason)
 		}
 	}

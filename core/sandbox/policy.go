@@ -101,13 +101,6 @@ type Policy struct {
 	Roots []Root
 	// Devices are device files writable in every confined mode.
 	Devices []string
-	// Protected are the paths inside the writable roots that stay
-	// read-only in workspace mode (code that runs later, pi's policy),
-	// resolved, sorted by path.
-	Protected []Root
-	// DenyRead are the paths neither commands nor the file tools may read
-	// in a confined mode (credentials), resolved, sorted by path.
-	DenyRead []Root
 
 	enforcement Enforcement
 	// proxy serves the allow-list mode; started by the first command
@@ -123,9 +116,10 @@ type Policy struct {
 	// (caches.go); workspace mode only.
 	cacheEnv []string
 	cwd      string // resolved working tree, for Explain's relative paths
-	// missing are the protected paths that did not exist at Build, for
-	// sweepCreated (commands in workspace mode only).
-	missing []string
+	// paths, when set, makes the protected paths and the read deny list
+	// on first need (see [Policy.Protected]); copies of the policy share
+	// it. Nil: there are none (mode off).
+	paths *lazyPaths
 	// prefixes are the resolved roots with a trailing separator, for
 	// CheckWrite's allocation-free prefix test.
 	prefixes []string
@@ -218,18 +212,9 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		for _, r := range p.Roots {
 			p.prefixes = append(p.prefixes, withSep(r.Path))
 		}
-		if in.Cwd != "" {
-			p.Protected = protectedRoots(rs, p.cwd, in.Home, s)
-		}
-		if extra := p.writableHomeProtected(rs, in.Home, in.AgentDir); len(extra) > 0 {
-			p.Protected = dedupe(append(p.Protected, extra...))
-		}
-		if in.Cwd != "" {
-			p.missing = missingProtected(p.Protected)
-		}
 	}
 	if p.Mode != ModeOff {
-		p.DenyRead = denyReadRoots(rs, in.Home, in.AgentDir, s)
+		p.paths = &lazyPaths{make: func() pathSets { return p.makePaths(in, s) }}
 	}
 	p.enforcement = enf
 	if p.NetAllow != nil {
@@ -239,6 +224,92 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		return nil, fmt.Errorf("%w: %s (asked for with --sandbox require or sandbox.require in settings)", ErrNotEnforced, enf.Reason)
 	}
 	return p, nil
+}
+
+// lazyPaths are a policy's protected paths and read deny list, made the
+// first time anything asks for them: the file tools' first check, the
+// first confined command's spec, `pi sandbox check`. Resolving them (~100
+// paths: git's configuration and its includes, the home directory's
+// credential stores) was ~3% of the CPU of a `pi -p` run that uses no tool
+// and starts no command. Every check that uses them asks first, so each
+// is exactly as strict as when they were made at Build; they reflect the
+// file system when first needed rather than when pi started.
+type lazyPaths struct {
+	once sync.Once
+	make func() pathSets
+	sets pathSets
+}
+
+// pathSets are what lazyPaths make.
+type pathSets struct {
+	protected, denyRead []Root
+	// missing are the protected paths that did not exist when they were
+	// made (before any command ran), for sweepCreated (commands in
+	// workspace mode only).
+	missing []string
+}
+
+// makePaths makes p's path sets from the inputs Build was given; p is the
+// policy Build made (its mode and writable roots), not a copy.
+func (p *Policy) makePaths(in Inputs, s Settings) pathSets {
+	var ps pathSets
+	rs := resolver{}
+	if p.Mode == ModeWorkspace {
+		if in.Cwd != "" {
+			ps.protected = protectedRoots(rs, p.cwd, in.Home, s)
+		}
+		if extra := p.writableHomeProtected(rs, in.Home, in.AgentDir); len(extra) > 0 {
+			ps.protected = dedupe(append(ps.protected, extra...))
+		}
+		if in.Cwd != "" {
+			ps.missing = missingProtected(ps.protected)
+		}
+	}
+	ps.denyRead = denyReadRoots(rs, in.Home, in.AgentDir, s)
+	return ps
+}
+
+// pathSets returns p's path sets, making them the first time; nil when p
+// has none.
+func (p *Policy) pathSets() *pathSets {
+	l := p.paths
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() {
+		l.sets = l.make()
+		l.make = nil
+	})
+	return &l.sets
+}
+
+// Protected are the paths inside the writable roots that stay read-only
+// in workspace mode (code that runs later, pi's policy), resolved, sorted
+// by path. They are found the first time they are asked for.
+func (p *Policy) Protected() []Root {
+	if ps := p.pathSets(); ps != nil {
+		return ps.protected
+	}
+	return nil
+}
+
+// DenyRead are the paths neither commands nor the file tools may read in
+// a confined mode (credentials), resolved, sorted by path. They are found
+// the first time they are asked for.
+func (p *Policy) DenyRead() []Root {
+	if ps := p.pathSets(); ps != nil {
+		return ps.denyRead
+	}
+	return nil
+}
+
+// missing are the protected paths that did not exist before the first
+// command ran (see pathSets).
+func (p *Policy) missing() []string {
+	if ps := p.pathSets(); ps != nil {
+		return ps.missing
+	}
+	return nil
 }
 
 // nsProbe is the lazily made mount-namespace probe of a policy and the

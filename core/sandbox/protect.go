@@ -236,7 +236,7 @@ var ErrReadDenied = errors.New("on the sandbox's read deny list")
 
 // protectedBy returns the protected root resolved lies in, if any.
 func (p *Policy) protectedBy(resolved string) (Root, bool) {
-	for _, r := range p.Protected {
+	for _, r := range p.Protected() {
 		if within(resolved, r.Path) {
 			return r, true
 		}
@@ -251,7 +251,7 @@ func (p *Policy) CheckRead(resolved string) error {
 	if p.Mode == ModeOff {
 		return nil
 	}
-	for _, r := range p.DenyRead {
+	for _, r := range p.DenyRead() {
 		if within(resolved, r.Path) {
 			return fmt.Errorf("cannot read %s: it is %w (%s: credentials commands and tools must not see). Do not try to work around it; if it is needed, tell the user, who can remove it with \"!%s\" in \"denyRead\" under \"sandbox\" in settings, or run with --sandbox off", resolved, ErrReadDenied, r.Reason, r.Path)
 		}
@@ -302,7 +302,7 @@ func missingProtected(roots []Root) []string {
 // It returns a note for the model and the user, or "".
 func (p *Policy) sweepCreated() string {
 	var moved []string
-	for _, path := range p.missing {
+	for _, path := range p.missing() {
 		if _, err := os.Lstat(path); err != nil {
 			continue
 		}
@@ -330,7 +330,7 @@ func (p *Policy) sweepCreated() string {
 // missing, which a model would otherwise try to work around.
 func (p *Policy) denyReadNote(output string) string {
 	var hit []string
-	for _, r := range p.DenyRead {
+	for _, r := range p.DenyRead() {
 		if strings.Contains(output, r.Path) {
 			hit = append(hit, r.Path)
 		}
@@ -345,7 +345,7 @@ func (p *Policy) denyReadNote(output string) string {
 // cannot get a mount namespace: the protected paths and the read deny
 // list then hold for the file tools only.
 func (p *Policy) namespaceNotice() string {
-	if !p.Confined() || len(p.Protected) == 0 && len(p.DenyRead) == 0 {
+	if !p.Confined() || len(p.Protected()) == 0 && len(p.DenyRead()) == 0 {
 		return ""
 	}
 	return p.namespaceNoticeFor(p.mountNS())
@@ -353,7 +353,7 @@ func (p *Policy) namespaceNotice() string {
 
 // namespaceNoticeFor is namespaceNotice once the probe said ns.
 func (p *Policy) namespaceNoticeFor(ns bool) string {
-	if !p.Confined() || ns || len(p.Protected) == 0 && len(p.DenyRead) == 0 {
+	if !p.Confined() || ns || len(p.Protected()) == 0 && len(p.DenyRead()) == 0 {
 		return ""
 	}
 	return "sandbox: this system does not let pi start commands in a user and mount namespace of their own (unprivileged user namespaces are off), so commands can still write the protected paths (.git/hooks, .pi, ...) and read the read deny list (~/.ssh, ...); the file tools refuse both. Run pi in a container or as a separate user if that matters."

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -247,5 +248,44 @@ func TestMountNamespaceProbedOnFirstCommand(t *testing.T) {
 		if p.Enforcement().MountNS != works {
 			t.Errorf("works=%v: Enforcement().MountNS = %v", works, !works)
 		}
+	}
+}
+
+// The protected paths and the read deny list are made on first need, not
+// by Build: once, shared by the policy's copies, and from the policy Build
+// made (its writable roots decide which home files are protected), whichever
+// copy asks first.
+func TestPathsMadeOnFirstNeed(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	agent := filepath.Join(home, ".pi", "agent")
+	p, err := build(Inputs{Cwd: home, Home: home, Tmp: "/nonexistent-tmp", AgentDir: agent}, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.paths == nil || p.paths.make == nil {
+		t.Fatal("Build made the path sets (or none are to be made)")
+	}
+	n := p.Narrow(nil, false)
+	if _, ok := n.protectedBy(agent); !ok {
+		t.Errorf("made through a narrowed copy, the agent dir is not protected: %v", n.Protected())
+	}
+	if p.paths.make != nil {
+		t.Error("asking a copy did not make the shared sets")
+	}
+	if len(p.Protected()) == 0 || &p.Protected()[0] != &n.Protected()[0] || len(p.DenyRead()) == 0 {
+		t.Errorf("the policy and its copy disagree: %v / %v", p.Protected(), n.Protected())
+	}
+	if !slices.Contains(p.missing(), filepath.Join(home, ".envrc")) {
+		t.Errorf("a missing protected path is not swept after commands: %v", p.missing())
+	}
+	if u := p.Unconfined(); u.Protected() != nil || u.DenyRead() != nil || u.missing() != nil {
+		t.Error("an unconfined copy has path sets")
+	}
+	off, err := build(Inputs{Flags: Flags{Mode: "off"}, Cwd: home, Home: home, AgentDir: agent}, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.paths != nil || off.Protected() != nil || off.DenyRead() != nil {
+		t.Error("mode off has path sets")
 	}
 }

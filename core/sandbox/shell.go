@@ -23,12 +23,13 @@ func RunHelper(args []string, stderr io.Writer) int { return confine.Run(args, s
 
 func (p *Policy) spec() confine.Spec {
 	s := confine.Spec{Stamp: confine.BuildStamp(), Devices: p.Devices, Network: p.Network}
-	if (len(p.Protected) > 0 || len(p.DenyRead) > 0) && p.mountNS() {
+	prot, deny := p.Protected(), p.DenyRead()
+	if (len(prot) > 0 || len(deny) > 0) && p.mountNS() {
 		s.Namespace = true
-		for _, r := range p.Protected {
+		for _, r := range prot {
 			s.ReadOnly = append(s.ReadOnly, r.Path)
 		}
-		for _, r := range p.DenyRead {
+		for _, r := range deny {
 			s.Hide = append(s.Hide, r.Path)
 		}
 	}

@@ -42,7 +42,10 @@ func (p *Policy) Apply(env builtin.Env, exe string) builtin.Env {
 			}
 			return p.CheckRead(resolved)
 		}
-	} else if len(p.DenyRead) > 0 {
+	} else if p.paths != nil {
+		// Whether the deny list is empty is not asked here, which would
+		// make it (see lazyPaths) in every run: CheckRead allows all
+		// when it is.
 		env.Visit = func(_, resolved string) error { return p.CheckRead(resolved) }
 	}
 	sh := Shell{Policy: p, Exe: exe}
@@ -92,7 +95,7 @@ func (p *Policy) AnnotateBash(tools []tool.Tool) []tool.Tool {
 				// without -f exits 0 on a 403): the result still says.
 				res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: p.netAllowNote(res.Text(), refused)})
 			}
-			if err == nil && p.Confined() && len(p.missing) > 0 {
+			if err == nil && p.Confined() && len(p.missing()) > 0 {
 				if note := p.sweepCreated(); note != "" {
 					res.IsError = true
 					res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: note})
