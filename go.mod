@@ -113,3 +113,7 @@ replace github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
 replace github.com/dlclark/regexp2 => ./third_party/regexp2
 
 replace github.com/charmbracelet/x/ansi => ./third_party/x-ansi
+
+// ultraviolet (Bubble Tea's terminal layer) with its key tables built on
+// first use (see third_party/ultraviolet/PI-PATCH.md).
+replace github.com/charmbracelet/ultraviolet => ./third_party/ultraviolet

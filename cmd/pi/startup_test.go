@@ -86,6 +86,7 @@ func TestStartupInitBudget(t *testing.T) {
 		{"dlclark/regexp2", 40},             // 48 objects, 29 KB: its Unicode category table
 		{"charmbracelet/x/ansi", 10},        // 19 objects, 17 KB: its zero-width rune tables (and parser's transition table)
 		{"wazero/internal/platform", 0},     // 19: its list of huge page sizes, read from sysfs
+		{"charmbracelet/ultraviolet", 12},   // 16 objects, 27 KB: its key tables
 		{"golang.org/x/net/html", 0},        // 16 objects, 113 KB: its entity tables, made on first use in bluemonday's copy
 		{"encoding/gob", 0},                 // 365: the MCP SDK's cursors, now written without it
 	}
