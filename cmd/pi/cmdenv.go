@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/piwasm/pi/core/auth"
 	"github.com/piwasm/pi/core/provider"
@@ -19,6 +20,39 @@ import (
 // them. A key the model could read from its own environment would leave
 // with the first command that can reach the network.
 func (a *app) commandEnviron(agentDir string, pass []string, level func() string) func() []string {
+	// What to leave out is worked out when the first command starts, not
+	// when pi does: reading models.json and auth.json again and listing
+	// their secrets was ~1.5% of the CPU of a `pi -p` run that starts no
+	// command.
+	var (
+		once                 sync.Once
+		drop, secret, passed map[string]bool
+	)
+	filters := func() { drop, secret, passed = a.environFilters(agentDir, pass) }
+	return func() []string {
+		once.Do(filters)
+		env := os.Environ()
+		out := make([]string, 0, len(env)+3)
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			if (drop[k] || secret[v]) && !passed[k] {
+				continue
+			}
+			out = append(out, kv)
+		}
+		out = append(out, "AI_AGENT=pi", "PI_CODING_AGENT=true")
+		if l := level(); l != "" {
+			out = append(out, "PI_REASONING_LEVEL="+l)
+		}
+		return out
+	}
+}
+
+// environFilters returns the variables commandEnviron leaves out of a
+// command's environment (by name, and by value: any variable holding a
+// secret), and those the user lets through (sandbox.passEnv) whatever
+// they hold.
+func (a *app) environFilters(agentDir string, pass []string) (drop, secret, passed map[string]bool) {
 	m, err := provider.LoadModels(filepath.Join(agentDir, "models.json"), a.getenv)
 	if err != nil {
 		// models.json was read once already for the route; if it cannot be
@@ -43,35 +77,20 @@ func (a *app) commandEnviron(agentDir string, pass []string, level func() string
 	}
 	names, values := m.SecretEnv()
 	names = append(names, authNames...)
-	drop := map[string]bool{}
+	drop = map[string]bool{}
 	for _, n := range names {
 		drop[n] = true
 	}
-	secret := map[string]bool{}
+	secret = map[string]bool{}
 	for _, v := range values {
 		secret[v] = true
 	}
 	for _, n := range pass {
 		delete(drop, n)
 	}
-	passed := map[string]bool{}
+	passed = map[string]bool{}
 	for _, n := range pass {
 		passed[n] = true
 	}
-	return func() []string {
-		env := os.Environ()
-		out := make([]string, 0, len(env)+3)
-		for _, kv := range env {
-			k, v, _ := strings.Cut(kv, "=")
-			if (drop[k] || secret[v]) && !passed[k] {
-				continue
-			}
-			out = append(out, kv)
-		}
-		out = append(out, "AI_AGENT=pi", "PI_CODING_AGENT=true")
-		if l := level(); l != "" {
-			out = append(out, "PI_REASONING_LEVEL="+l)
-		}
-		return out
-	}
+	return drop, secret, passed
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -64,6 +65,27 @@ func TestCommandsDoNotSeeProviderKeys(t *testing.T) {
 			if !strings.Contains(text, want) {
 				t.Errorf("pass %v: %s missing from the command's environment", pass, want)
 			}
+		}
+	}
+}
+
+// commandEnviron reads models.json and auth.json when the first command
+// starts, not when pi does (a run that starts none never reads them
+// again): keys stored after it was set up are still kept from commands.
+func TestCommandEnvironReadsKeysOnFirstCommand(t *testing.T) {
+	const key, stored = "late-key-0123456789", "late-stored-key-0123456789"
+	t.Setenv("PI_TEST_LATE_KEY", key)
+	t.Setenv("PI_TEST_LATE_COPY", stored)
+	dir := t.TempDir()
+	a := &app{getenv: os.Getenv}
+	environ := a.commandEnviron(dir, nil, func() string { return "" })
+	writeFiles(t, dir, map[string]string{
+		"models.json": `{"providers":{"late":{"baseUrl":"http://127.0.0.1:1/v1","api":"openai-completions","apiKey":"$PI_TEST_LATE_KEY","models":[{"id":"m"}]}}}`,
+		"auth.json":   `{"other":{"type":"api_key","key":"` + stored + `"}}`,
+	})
+	for _, kv := range environ() {
+		if strings.Contains(kv, key) || strings.Contains(kv, stored) {
+			t.Errorf("a command would see %s", kv)
 		}
 	}
 }
