@@ -337,8 +337,14 @@ func findSkills(s skillSearch) ([]Skill, []diag.Diagnostic) {
 			} else if isDir(proj) {
 				ds.add(KindSkipped, proj, "%s", note)
 			}
+			// The user's own directory resolved once, not for every
+			// ancestor (each resolution walks the whole path).
+			userReal := ""
+			if userAgents != "" {
+				userReal = realPath(userAgents)
+			}
 			for _, dir := range agentsSkillDirs(cwd) {
-				if userAgents != "" && sameDir(dir, userAgents) {
+				if userAgents != "" && (dir == userAgents || realPath(dir) == userReal) {
 					continue // loaded below as the user's own
 				}
 				if s.Trusted {
