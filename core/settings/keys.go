@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Kind is the JSON type a key's value must have.
@@ -121,13 +122,20 @@ type Key struct {
 type Registry struct {
 	keys    map[string]Key
 	parents map[string]bool
-	names   []string
+	// names are the keys' names, sorted by name the first time Keys asks
+	// (every run builds the registry; few list it).
+	names  []string
+	sorted sync.Once
 }
 
 // NewRegistry builds a registry of the given tables. A name given twice
 // or a key nested under an [Object] key is an error.
 func NewRegistry(tables ...[]Key) (*Registry, error) {
-	r := &Registry{keys: map[string]Key{}, parents: map[string]bool{}}
+	n := 0
+	for _, t := range tables {
+		n += len(t)
+	}
+	r := &Registry{keys: make(map[string]Key, n), parents: map[string]bool{}, names: make([]string, 0, n)}
 	for _, t := range tables {
 		for _, k := range t {
 			if k.Name == "" {
@@ -138,9 +146,11 @@ func NewRegistry(tables ...[]Key) (*Registry, error) {
 			}
 			r.keys[k.Name] = k
 			r.names = append(r.names, k.Name)
-			parts := strings.Split(k.Name, ".")
-			for i := 1; i < len(parts); i++ {
-				r.parents[strings.Join(parts[:i], ".")] = true
+			// Every prefix up to a dot ("a" and "a.b" of "a.b.c").
+			for i := 0; i < len(k.Name); i++ {
+				if k.Name[i] == '.' {
+					r.parents[k.Name[:i]] = true
+				}
 			}
 		}
 	}
@@ -152,7 +162,6 @@ func NewRegistry(tables ...[]Key) (*Registry, error) {
 			return nil, fmt.Errorf("settings: %q is checked by its reader, so it cannot have registered members", p)
 		}
 	}
-	sort.Strings(r.names)
 	return r, nil
 }
 
@@ -175,6 +184,7 @@ func (r *Registry) Key(name string) (Key, bool) {
 
 // Keys returns every key, sorted by name.
 func (r *Registry) Keys() []Key {
+	r.sorted.Do(func() { sort.Strings(r.names) })
 	out := make([]Key, 0, len(r.names))
 	for _, n := range r.names {
 		out = append(out, r.keys[n])
@@ -185,6 +195,7 @@ func (r *Registry) Keys() []Key {
 // Nearest returns the known name closest to name (for "did you mean"), or
 // "" when none is close.
 func (r *Registry) Nearest(name string) string {
+	r.sorted.Do(func() { sort.Strings(r.names) })
 	cands := make([]string, 0, len(r.names)+len(r.parents))
 	cands = append(cands, r.names...)
 	for p := range r.parents {

@@ -19,7 +19,14 @@ func TestBuiltin(t *testing.T) {
 			t.Errorf("%s is not registered", name)
 		}
 	}
-	for _, k := range r.Keys() {
+	keys := r.Keys()
+	if !slices.IsSortedFunc(keys, func(a, b Key) int { return strings.Compare(a.Name, b.Name) }) || len(keys) != len(peerKeys())+len(piKeys()) {
+		t.Errorf("Keys() is not every key sorted by name (%d keys)", len(keys))
+	}
+	if _, ok := r.parents["retry.provider"]; !ok || r.parents["retry.provider.timeoutMs"] {
+		t.Errorf("the parents of retry.provider.timeoutMs: %v", r.parents)
+	}
+	for _, k := range keys {
 		if k.Default != "" && !json.Valid([]byte(k.Default)) {
 			t.Errorf("%s: default %q is not JSON", k.Name, k.Default)
 		}
@@ -234,4 +241,12 @@ func FuzzParse(f *testing.F) {
 		}
 		s.DefaultTools()
 	})
+}
+
+// BenchmarkBuiltin is the registry every run builds.
+func BenchmarkBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Builtin()
+	}
 }
