@@ -117,3 +117,8 @@ replace github.com/charmbracelet/x/ansi => ./third_party/x-ansi
 // ultraviolet (Bubble Tea's terminal layer) with its key tables built on
 // first use (see third_party/ultraviolet/PI-PATCH.md).
 replace github.com/charmbracelet/ultraviolet => ./third_party/ultraviolet
+
+// mvdan.cc/sh with its four package-level regexps (shebang and extension
+// in fileutil, globstar in expand) compiled on first use (see
+// third_party/sh/PI-PATCH.md).
+replace mvdan.cc/sh/v3 => ./third_party/sh
