@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dlclark/regexp2"
 )
@@ -57,7 +58,9 @@ import (
 var (
 	// ErrNotSerialisable is returned if a lexer contains Rules that cannot be serialised.
 	ErrNotSerialisable = fmt.Errorf("not serialisable")
-	emitterTemplates   = func() map[string]SerialisableEmitter {
+	// PI-PATCH: the two template maps are built on first use
+	// (sync.OnceValue), not at package initialisation; call them.
+	emitterTemplates = sync.OnceValue(func() map[string]SerialisableEmitter {
 		out := map[string]SerialisableEmitter{}
 		for _, emitter := range []SerialisableEmitter{
 			&byGroupsEmitter{},
@@ -69,8 +72,8 @@ var (
 			out[emitter.EmitterKind()] = emitter
 		}
 		return out
-	}()
-	mutatorTemplates = func() map[string]SerialisableMutator {
+	})
+	mutatorTemplates = sync.OnceValue(func() map[string]SerialisableMutator {
 		out := map[string]SerialisableMutator{}
 		for _, mutator := range []SerialisableMutator{
 			&includeMutator{},
@@ -82,7 +85,7 @@ var (
 			out[mutator.MutatorKind()] = mutator
 		}
 		return out
-	}()
+	})
 )
 
 // fastUnmarshalConfig unmarshals only the Config from a serialised lexer.
@@ -274,7 +277,7 @@ func marshalMutator(e *xml.Encoder, mutator Mutator) error {
 
 func unmarshalMutator(d *xml.Decoder, start xml.StartElement) (Mutator, error) {
 	kind := start.Name.Local
-	mutator, ok := mutatorTemplates[kind]
+	mutator, ok := mutatorTemplates()[kind]
 	if !ok {
 		return nil, fmt.Errorf("unknown mutator %q: %w", kind, ErrNotSerialisable)
 	}
@@ -300,7 +303,7 @@ func marshalEmitter(e *xml.Encoder, emitter Emitter) error {
 
 func unmarshalEmitter(d *xml.Decoder, start xml.StartElement) (Emitter, error) {
 	kind := start.Name.Local
-	mutator, ok := emitterTemplates[kind]
+	mutator, ok := emitterTemplates()[kind]
 	if !ok {
 		return nil, fmt.Errorf("unknown emitter %q: %w", kind, ErrNotSerialisable)
 	}
