@@ -2,16 +2,19 @@
 # commands a fresh machine needs; everything else is for development.
 GO      ?= go
 BIN     := bin/pi
+UI_BIN  := bin/pi-ui
 PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: peer all build helper plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
+.PHONY: peer all build pi pi-ui helper plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
 
 all: build plugins
 
-# pi and its confining helper (bin/pi-sandbox, started for every sandboxed
-# bash call) share a build stamp: pi uses the helper only when they match.
+# pi, its build with the terminal UI (bin/pi-ui) and its confining helper
+# (bin/pi-sandbox, started for every sandboxed bash call) share a build
+# stamp: pi uses the helper, and hands interactive sessions to pi-ui, only
+# when they match.
 STAMP   := $(shell date +%s%N)-$(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X github.com/piwasm/pi/core/sandbox/confine.buildStamp=$(STAMP)
 
@@ -27,8 +30,19 @@ GOOSARCH     := $(shell $(GO) env GOOS GOARCH | paste -sd/ -)
 HELPER_ENTRY := $(if $(filter linux/amd64 linux/arm64,$(GOOSARCH)),-E pisandbox_rt0)
 HELPER_OUT   ?= bin/pi-sandbox
 
-build: helper
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
+build: pi pi-ui helper
+
+# bin/pi is built without the interactive terminal UI (tag noui), whose
+# packages would be a third of its size and a quarter of the memory of every
+# pi -p run (RATIONALE.md, "Two binaries"); it hands interactive sessions to
+# bin/pi-ui, the full build. A plain go build ./cmd/pi is the full build.
+# The tests that build them build them through these targets
+# (BIN=FILE UI_BIN=FILE STAMP=...).
+pi:
+	CGO_ENABLED=0 $(GO) build -tags noui -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pi
+
+pi-ui:
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(UI_BIN) ./cmd/pi
 
 helper:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS) $(HELPER_ENTRY)" -o $(HELPER_OUT) ./cmd/pi-sandbox
@@ -105,6 +119,11 @@ lint:
 	@for os in darwin windows; do \
 		echo "vet GOOS=$$os"; \
 		GOOS=$$os $(GO) vet ./... || exit 1; \
+	done
+	@# bin/pi's build without the UI (make build), on every system.
+	@for os in linux darwin windows; do \
+		echo "vet -tags noui GOOS=$$os ./cmd/pi"; \
+		GOOS=$$os $(GO) vet -tags noui ./cmd/pi || exit 1; \
 	done
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk-guest/... ./plugins/examples/... ./host/testdata/guests/... ./cmd/pi/testdata/guests/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

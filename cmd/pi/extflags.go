@@ -9,7 +9,6 @@ import (
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/host"
-	"github.com/piwasm/pi/ui"
 	"github.com/spf13/pflag"
 )
 
@@ -197,32 +196,4 @@ func writeExtFlagHelp(w io.Writer, flags []extFlag) {
 		list = append(list, fl)
 	}
 	writeFlagGroup(w, "Extension flags", list)
-}
-
-// extShortcuts are the keys the loaded extensions bind, for the
-// interactive session: each names the command by the name the dispatcher
-// registered (name:N when several extensions offer it).
-func extShortcuts(env *extEnv) []ui.Shortcut {
-	if env == nil || env.dispatcher == nil {
-		return nil
-	}
-	var out []ui.Shortcut
-	for _, x := range env.exts {
-		m := x.Manifest()
-		for _, s := range m.Shortcuts {
-			k, err := abi.ParseKey(s.Key)
-			if err != nil {
-				continue // the manifest was checked at load
-			}
-			name := s.Command
-			for _, c := range env.dispatcher.Commands() {
-				if c.Handler.Name() == m.Name && c.Info.Name == s.Command {
-					name = c.Name
-				}
-			}
-			out = append(out, ui.Shortcut{Key: k, Description: s.Description, Extension: m.Name,
-				Manifest: filepath.Join(x.Dir(), abi.ManifestFile), Command: name, Args: s.Args})
-		}
-	}
-	return out
 }

@@ -1,3 +1,5 @@
+//go:build !noui
+
 package main
 
 import (
@@ -24,12 +26,6 @@ import (
 	"github.com/piwasm/pi/internal/changelog"
 	"github.com/piwasm/pi/ui"
 )
-
-// wantsUI reports whether this run opens the interactive session: a
-// terminal on both ends and neither -p nor another mode.
-func (a *app) wantsUI(r *runFlags) bool {
-	return a.isTerminal && a.outTerminal && !r.print && r.mode == "text" && !r.dryRun
-}
 
 // runUI opens the interactive session; inputs are sent first.
 func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {

@@ -48,6 +48,9 @@ type app struct {
 	home           string
 	wd             string
 	isTerminal     bool
+	// argv is the command line after the program's name, as given, for
+	// handing an interactive session over to pi-ui (handOverUI).
+	argv []string
 	// outTerminal reports whether stdout is a terminal: text from files,
 	// extensions and providers is then escaped for display (see display).
 	outTerminal bool
@@ -65,6 +68,10 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if err := acceptHandOver(os.Getenv, os.Unsetenv); err != nil {
+		fmt.Fprintf(os.Stderr, "pi: %v\n", err)
+		os.Exit(exitFailure)
 	}
 	// What commands leave running (even in a session of their own) stays
 	// pi's, and goes when pi exits. Subcommands run no model commands and
@@ -89,7 +96,7 @@ func main() {
 	wd, _ := os.Getwd()
 	a := &app{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, home: home, wd: wd,
+		getenv: os.Getenv, home: home, wd: wd, argv: os.Args[1:],
 		isTerminal: isTerminal(os.Stdin), outTerminal: isTerminal(os.Stdout),
 	}
 	code := a.run(ctx, os.Args[1:])

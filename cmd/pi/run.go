@@ -132,6 +132,11 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	if r.provider != "" && r.model == "" {
 		return usagef("--provider needs --model")
 	}
+	if !hasUI && a.wantsUI(&r) {
+		// The flags are known and checked, and nothing has happened yet:
+		// the first point this build can leave the session to pi-ui.
+		return a.handOverUI()
+	}
 	if r.mode == "rpc" {
 		if len(rest) > 0 {
 			return usagef("RPC mode takes no messages or @files on the command line; send them with the prompt command")

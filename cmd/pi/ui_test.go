@@ -42,9 +42,16 @@ func startTerminal(t *testing.T, c *cli, dir string, args ...string) *terminal {
 // win).
 func startTerminalEnv(t *testing.T, c *cli, dir string, env []string, args ...string) *terminal {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return startTerminalExe(t, c, dir, os.Args[0], append([]string{"PI_TEST_AS_PI=1"}, env...), args...)
+}
+
+// startTerminalExe is startTerminalEnv with the program exe (a pi binary)
+// instead of the test binary acting as pi.
+func startTerminalExe(t *testing.T, c *cli, dir, exe string, env []string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "PI_TEST_AS_PI=1", "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "TERM=xterm-256color", "NO_COLOR=1"), env...)
+	cmd.Env = append(append(os.Environ(), "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "TERM=xterm-256color", "NO_COLOR=1"), env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: termRows, Cols: termCols})
 	if err != nil {
 		t.Fatal(err)

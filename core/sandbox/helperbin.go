@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/piwasm/pi/core/sandbox/confine"
+	"github.com/piwasm/pi/internal/sibling"
 )
 
 // HelperName is the confining helper built next to pi by `make build`: a
@@ -24,8 +22,7 @@ func helperExeFor(exe, stamp string) string {
 	if stamp == "" || exe == "" {
 		return exe
 	}
-	p := filepath.Join(filepath.Dir(exe), HelperName)
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	if p, err := sibling.Path(exe, HelperName); err == nil {
 		return p
 	}
 	return exe
