@@ -338,13 +338,19 @@ func findSkills(s skillSearch) ([]Skill, []diag.Diagnostic) {
 				ds.add(KindSkipped, proj, "%s", note)
 			}
 			// The user's own directory resolved once, not for every
-			// ancestor (each resolution walks the whole path).
-			userReal := ""
+			// ancestor (each resolution walks the whole path). When it
+			// does not exist, no ancestor's directory can resolve to it:
+			// only its own name can match then.
+			userReal, aliasable := "", false
 			if userAgents != "" {
-				userReal = realPath(userAgents)
+				r, err := filepath.EvalSymlinks(userAgents)
+				userReal, aliasable = r, err == nil || !errors.Is(err, fs.ErrNotExist)
+				if err != nil {
+					userReal = filepath.Clean(userAgents)
+				}
 			}
 			for _, dir := range agentsSkillDirs(cwd) {
-				if userAgents != "" && (dir == userAgents || realPath(dir) == userReal) {
+				if userAgents != "" && (dir == userAgents || aliasable && realPath(dir) == userReal) {
 					continue // loaded below as the user's own
 				}
 				if s.Trusted {
