@@ -122,3 +122,7 @@ replace github.com/charmbracelet/ultraviolet => ./third_party/ultraviolet
 // in fileutil, globstar in expand) compiled on first use (see
 // third_party/sh/PI-PATCH.md).
 replace mvdan.cc/sh/v3 => ./third_party/sh
+
+// douceur (bluemonday's CSS parser) with its regexp compiled on first use
+// (see third_party/douceur/PI-PATCH.md).
+replace github.com/aymerick/douceur => ./third_party/douceur
