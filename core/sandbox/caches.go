@@ -33,7 +33,9 @@ type cacheSetup struct {
 	env  []string
 }
 
-func projectCaches(in Inputs, getenv func(string) string) cacheSetup {
+// projectCachesAt returns the per-project caches of the working tree
+// in.Cwd, whose resolved path (what resolve returns for it) names them.
+func projectCachesAt(in Inputs, resolvedCwd string, getenv func(string) string) cacheSetup {
 	cacheHome := getenv("XDG_CACHE_HOME")
 	if cacheHome == "" && in.Home != "" {
 		cacheHome = filepath.Join(in.Home, ".cache")
@@ -41,7 +43,7 @@ func projectCaches(in Inputs, getenv func(string) string) cacheSetup {
 	if cacheHome == "" || !filepath.IsAbs(cacheHome) || in.Cwd == "" {
 		return cacheSetup{}
 	}
-	sum := sha256.Sum256([]byte(resolve(in.Cwd)))
+	sum := sha256.Sum256([]byte(resolvedCwd))
 	root := filepath.Join(cacheHome, "pi", "sandbox", filepath.Base(in.Cwd)+"-"+hex.EncodeToString(sum[:6]))
 	env := []string{
 		"GOCACHE=" + filepath.Join(root, "go-build"),

@@ -207,8 +207,11 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 		if getenv == nil {
 			getenv = func(string) string { return "" }
 		}
-		p.cacheEnv = projectCaches(in, getenv).env
-		p.Roots = defaultRoots(rs, in, s)
+		// The caches' directory is named after the working tree resolved
+		// above (one resolution of it per build, not three).
+		caches := projectCachesAt(in, p.cwd, getenv)
+		p.cacheEnv = caches.env
+		p.Roots = defaultRoots(rs, in, s, caches)
 		for _, r := range p.Roots {
 			p.prefixes = append(p.prefixes, withSep(r.Path))
 		}
@@ -328,11 +331,7 @@ const alwaysCreate = confine.AlwaysCreate
 // defaultRoots lists the writable roots of workspace mode, resolved.
 // Roots that do not exist yet are kept under their cleaned path: the
 // helper creates the build-cache directories before it confines itself.
-func defaultRoots(rs resolver, in Inputs, s Settings) []Root {
-	getenv := in.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
+func defaultRoots(rs resolver, in Inputs, s Settings, c cacheSetup) []Root {
 	var roots []Root
 	addFor := func(tool, path, reason string) {
 		if path == "" || !filepath.IsAbs(path) {
@@ -346,7 +345,7 @@ func defaultRoots(rs resolver, in Inputs, s Settings) []Root {
 	if runtime.GOOS == "linux" {
 		add("/dev/shm", "shared memory")
 	}
-	if c := projectCaches(in, getenv); c.root != "" {
+	if c.root != "" {
 		addFor(alwaysCreate, c.root, "per-project build caches")
 	}
 	for _, r := range s.WritableRoots {

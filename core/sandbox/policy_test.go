@@ -125,7 +125,7 @@ func TestRoots(t *testing.T) {
 	want := map[string]string{
 		filepath.Join(real, "proj"): "working tree", // symlink resolved, root inside it dropped
 		filepath.Join(base, "tmp"):  "temp dir",
-		projectCaches(Inputs{Cwd: filepath.Join(real, "proj"), Home: home}, func(string) string { return "" }).root: "per-project build caches",
+		projectCachesAt(Inputs{Cwd: filepath.Join(real, "proj"), Home: home}, resolve(filepath.Join(real, "proj")), func(string) string { return "" }).root: "per-project build caches",
 		filepath.Join(base, "extra"): "settings: x",
 		"/dev/shm":                   "shared memory",
 	}
@@ -300,7 +300,7 @@ func TestProjectCaches(t *testing.T) {
 			t.Errorf("%s is writable", shared)
 		}
 	}
-	ca, cb := projectCaches(Inputs{Cwd: "/w/a", Home: "/h"}, getenv), projectCaches(Inputs{Cwd: "/w/b", Home: "/h"}, getenv)
+	ca, cb := projectCachesAt(Inputs{Cwd: "/w/a", Home: "/h"}, resolve("/w/a"), getenv), projectCachesAt(Inputs{Cwd: "/w/b", Home: "/h"}, resolve("/w/b"), getenv)
 	if ca.root == cb.root || !strings.HasPrefix(ca.root, "/h/.cache/pi/sandbox/a-") {
 		t.Fatalf("roots %q %q", ca.root, cb.root)
 	}
