@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,8 +103,23 @@ func TestUIHandOver(t *testing.T) {
 		}
 	})
 
+	// files lists what is under dir, relative to it.
+	files := func(dir string) []string {
+		var out []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && p != dir {
+				r, _ := filepath.Rel(dir, p)
+				out = append(out, r)
+			}
+			return nil
+		})
+		return out
+	}
 	refused := func(t *testing.T, dir string, want ...string) {
 		c, proj := setup(t)
+		// A project that would ask the trust question first.
+		writeFiles(t, proj, map[string]string{".pi/prompts/fixit.md": "Please fix $1."})
+		before := files(c.home)
 		tm := startTerminalExe(t, c, proj, filepath.Join(dir, "pi"), nil, "--model", "mock/mock-1")
 		if !tm.exited(60 * time.Second) {
 			t.Fatalf("pi did not stop; the screen shows:\n%s", tm.screen())
@@ -118,8 +134,12 @@ func TestUIHandOver(t *testing.T) {
 				t.Errorf("the error does not say %q:\n%s", w, s)
 			}
 		}
-		if f := sessions(c); len(f) > 0 {
-			t.Errorf("a session file was made: %v", f)
+		if strings.Contains(s, "Trust this project?") {
+			t.Errorf("the trust question was asked:\n%s", s)
+		}
+		// Nothing written: no session, trust decision or setting.
+		if after := files(c.home); !slices.Equal(before, after) {
+			t.Errorf("pi wrote to its home: before %v, after %v", before, after)
 		}
 	}
 	t.Run("pi-ui missing", func(t *testing.T) {
