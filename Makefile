@@ -52,7 +52,7 @@ plugins:
 	@for d in $(PLUGINS); do \
 		n=$$(basename $$d); \
 		echo "wasm  $$d/$$n.wasm"; \
-		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $$d/$$n.wasm ./$$d || exit 1; \
+		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -buildvcs=false -o $$d/$$n.wasm ./$$d || exit 1; \
 	done
 	@for d in $(ASPLUGINS); do echo "wasm  $$d/$$(basename $$d).wasm (AssemblyScript)"; done
 	@scripts/build-as.sh $(ASPLUGINS)

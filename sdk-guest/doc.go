@@ -1,7 +1,7 @@
 // Package sdk is the Go SDK for pi extensions. An extension is a standard Go
 // program built with
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o NAME.wasm .
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -buildvcs=false -o NAME.wasm .
 //
 // that registers its handlers from an init function. The SDK itself exports
 // every function of ABI v1 (pi_abi_version, pi_before_agent_start,

@@ -26,7 +26,9 @@ func (a *app) cmdExtBuild(ctx context.Context, args []string) error {
 	dir, err := a.parseExtDir(flags, args, "pi ext build [DIR] [--json]\n\n"+
 		"Builds the package in DIR (default: the current directory) into the module\n"+
 		"its extension.yaml names (default NAME.wasm), next to the manifest.\n\n"+
-		"Go: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared, run in DIR. DIR must be\n"+
+		"Go: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -buildvcs=false, run in\n"+
+		"DIR (without version-control stamping, so a commit that does not change the code\n"+
+		"does not change the module, its pin or its grant). DIR must be\n"+
 		"inside a Go module that can import github.com/piwasm/pi/sdk-guest: one made by\n"+
 		"pi ext init (its go.mod points at the SDK copy in pi-sdk/), or this repository.\n\n"+
 		"AssemblyScript (DIR has a package.json): npm ci when node_modules is missing or\n"+
@@ -72,14 +74,20 @@ func (a *app) buildExt(ctx context.Context, dir string) (*buildResult, error) {
 			"  pi ext init NAME makes a package that is one, with the SDK in NAME/pi-sdk.")
 	}
 	out := filepath.Join(dir, m.ModuleFile())
-	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-o", out, ".")
+	// -buildvcs=false: Go would otherwise stamp the module with the
+	// repository's revision and dirty flag, so every commit (or an edit
+	// to any file of the repository) would change the module's bytes,
+	// hence its SHA-256 pin, and the user would have to grant it again
+	// although its code is the same. It also keeps a build working under
+	// a directory whose .git is not a repository git can read.
+	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-buildvcs=false", "-o", out, ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	cmd.Stdout = a.stderr
 	cmd.Stderr = a.stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o %s . (in %s): %v", out, dir, err)
+		return nil, fmt.Errorf("GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -buildvcs=false -o %s . (in %s): %v", out, dir, err)
 	}
 	took := time.Since(start)
 	wasm, err := os.ReadFile(out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -70,7 +71,26 @@ func TestExtInitOffline(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(demo, "pi-sdk", "*", "*_test.go")); len(matches) > 0 {
 		t.Fatalf("tests copied into the SDK: %v", matches)
 	}
+	// The package is a repository of its own, committed to between two
+	// builds: the module must come out byte for byte the same (no
+	// version-control stamp), so its pin and grant survive the commit.
+	gitOK := gitRepo(t, home, demo)
 	offline(t, home, demo, bin, "ext", "build")
+	if gitOK {
+		first, err := os.ReadFile(filepath.Join(demo, "demo.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		offline(t, home, demo, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "second")
+		offline(t, home, demo, bin, "ext", "build")
+		second, err := os.ReadFile(filepath.Join(demo, "demo.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, second) {
+			t.Error("a commit that changed no code changed the module pi ext build makes (version-control stamping?)")
+		}
+	}
 	offline(t, home, demo, "go", "test", "-count=1", ".")
 	res := offline(t, home, demo, bin, "ext", "test", "--json")
 	var r struct {
@@ -120,4 +140,17 @@ func TestExtInitAssemblyScript(t *testing.T) {
 	if len(r.Result.Ops) != 1 || r.Result.Ops[0].Name != "hello-as" || r.Result.Ops[0].Text != "Hello from the hello-as extension." {
 		t.Fatalf("%s", out)
 	}
+}
+
+// gitRepo makes dir a git repository with one commit, reporting false
+// (and leaving dir as it was) when git is not installed.
+func gitRepo(t *testing.T, home, dir string) bool {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		return false
+	}
+	offline(t, home, dir, "git", "init", "-q")
+	offline(t, home, dir, "git", "add", "-A")
+	offline(t, home, dir, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first")
+	return true
 }

@@ -33,8 +33,8 @@ func TestExtensionToolsAndPoliciesInASession(t *testing.T) {
 		{Calls: []scripted.Call{{ID: "c3", Name: "bash", Args: json.RawMessage(`{"command":"printf 'key=AKIA%s' IOSFODNN7EXAMPLE"}`)}}},
 		{Text: "SLO is the service level objective."},
 	})
-	proj := t.TempDir()
-	writeFiles(t, proj, map[string]string{"docs/glossary.md": glossaryFile})
+	proj := t.TempDir() // its .git makes it the project root, whatever lies above it
+	writeFiles(t, proj, map[string]string{"docs/glossary.md": glossaryFile, ".git/HEAD": "ref: refs/heads/main\n"})
 	keep := filepath.Join(c.home, "projects", "keep.txt")
 	writeFiles(t, c.home, map[string]string{"projects/keep.txt": "precious"})
 
@@ -156,8 +156,8 @@ func TestExtInspectAndTestTools(t *testing.T) {
 		t.Errorf("inspect text: %s", out)
 	}
 
-	proj := t.TempDir()
-	writeFiles(t, proj, map[string]string{"docs/glossary.md": glossaryFile})
+	proj := t.TempDir() // its .git makes it the project root, whatever lies above it
+	writeFiles(t, proj, map[string]string{"docs/glossary.md": glossaryFile, ".git/HEAD": "ref: refs/heads/main\n"})
 	out, errs, code = c.run("ext", "test", dir, "--cwd", proj, "--grant", "--tool", "glossary", "--args", `{"term":"pto"}`, "--json")
 	if code != 0 {
 		t.Fatalf("ext test --tool: %d %s", code, errs)
