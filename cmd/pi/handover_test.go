@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/piwasm/pi/internal/makerun"
 	"github.com/piwasm/pi/internal/scripted"
 )
 
@@ -164,23 +165,5 @@ func TestUIHandOver(t *testing.T) {
 // variables), as a test that needs the binaries make build installs.
 func makeTargets(t *testing.T, args ...string) {
 	t.Helper()
-	mk, err := exec.LookPath("make")
-	if err != nil {
-		t.Skip("make is not installed")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(mk, append([]string{"-s", "-C", root}, args...)...)
-	// Not the flags of a make that runs these tests (`make test`): its
-	// jobserver is not this make's to use.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make %v: %v\n%s", args, err, out)
-	}
+	makerun.Run(t, "../..", args...)
 }

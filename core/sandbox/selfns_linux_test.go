@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/core/sandbox/confine"
+	"github.com/piwasm/pi/internal/makerun"
 )
 
 // testHelpers builds cmd/pi-sandbox as `make build` does (with its entry
@@ -24,28 +25,10 @@ import (
 // with an empty build stamp: the test binary's.
 func testHelpers(t *testing.T) (entry, noEntry string) {
 	t.Helper()
-	mk, err := exec.LookPath("make")
-	if err != nil {
-		t.Skip("make is not installed")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := worldReadableTempDir(t) // for the row that runs as nobody
 	entry, noEntry = filepath.Join(dir, "with-entry"), filepath.Join(dir, "no-entry")
 	for _, b := range [][]string{{"HELPER_OUT=" + entry}, {"HELPER_OUT=" + noEntry, "HELPER_ENTRY="}} {
-		cmd := exec.Command(mk, append([]string{"-s", "-C", root, "helper", "STAMP="}, b...)...)
-		// Not the flags of a make that runs these tests (`make test`):
-		// its jobserver is not this make's to use.
-		for _, kv := range os.Environ() {
-			if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("make helper %v: %v\n%s", b, err, out)
-		}
+		makerun.Run(t, "../..", append([]string{"helper", "STAMP="}, b...)...)
 	}
 	return entry, noEntry
 }
