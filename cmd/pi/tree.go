@@ -26,7 +26,7 @@ func branchSummarizer(ls *liveSession) runtime.Summarizer {
 	return func(ctx context.Context, entries []session.Entry, focus string, replace bool) (session.BranchSummary, error) {
 		route := ls.rt.Route()
 		runner := ls.rt.Runner()
-		m := compact.Model{Complete: runner.Complete, ModelID: route.ModelID, MaxTokens: route.MaxTokens}
+		m := compact.Model{Complete: runner.Complete, ModelID: route.ModelID, MaxTokens: route.MaxTokens, Cost: route.Cost}
 		res, err := compact.SummarizeBranch(ctx, entries, compact.BranchOptions{Model: m, ContextWindow: route.ContextWindow,
 			Settings: branchSettings(ls), Focus: focus, ReplaceInstructions: replace})
 		if err != nil {

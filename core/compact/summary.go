@@ -231,6 +231,9 @@ type Model struct {
 	// output limit).
 	ModelID   string
 	MaxTokens int
+	// Cost prices the summary's usage (the model's models.json "cost");
+	// nil: not priced.
+	Cost *provider.ModelCost
 }
 
 // ask sends one summary request: the fixed system prompt, the text as the
@@ -252,8 +255,10 @@ func (m Model) ask(ctx context.Context, text, what string) (string, prompt.Usage
 	}
 	resp, err := m.Complete(ctx, req)
 	u := resp.Usage
+	price := m.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
 	usage := prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
-		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens}
+		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens,
+		Cost: prompt.Cost{Input: price.Input, Output: price.Output, CacheRead: price.CacheRead, CacheWrite: price.CacheWrite, Total: price.Total}}
 	switch {
 	case err != nil:
 		return "", usage, fmt.Errorf("%s failed: %w", what, err)
@@ -269,7 +274,9 @@ func (m Model) ask(ctx context.Context, text, what string) (string, prompt.Usage
 
 func addUsage(a, b prompt.Usage) prompt.Usage {
 	return prompt.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
-		CacheWrite: a.CacheWrite + b.CacheWrite, TotalTokens: a.TotalTokens + b.TotalTokens}
+		CacheWrite: a.CacheWrite + b.CacheWrite, TotalTokens: a.TotalTokens + b.TotalTokens,
+		Cost: prompt.Cost{Input: a.Cost.Input + b.Cost.Input, Output: a.Cost.Output + b.Cost.Output, CacheRead: a.Cost.CacheRead + b.Cost.CacheRead,
+			CacheWrite: a.Cost.CacheWrite + b.Cost.CacheWrite, Total: a.Cost.Total + b.Cost.Total}}
 }
 
 // historyRequest is the user message of a (first or follow-up) summary.

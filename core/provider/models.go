@@ -82,8 +82,9 @@ func builtins() map[string]builtinProvider {
 // is accepted; the ones that shape a request are honoured (api, baseUrl,
 // apiKey, headers, authHeader, compat, reasoning, thinkingLevelMap,
 // maxTokens, samplingParams, samplingParamsByThinkingLevel,
-// modelOverrides); the ones about features pi does not have (cost,
-// promptCache, inputLimits, oauth) are read and checked but change nothing.
+// modelOverrides); cost and promptCache price the model's usage and drive
+// cache warming; the ones about features pi does not have (inputLimits,
+// oauth) are read and checked but change nothing.
 // A value of the wrong type is an error naming its path
 // (providers.ollama.models[0].contextWindow). An API pi cannot speak is an
 // error when a model using it is chosen, naming the field.
@@ -140,6 +141,11 @@ type ModelConfig struct {
 	SamplingByLevel  map[string]map[string]json.RawMessage
 	Headers          map[string]string
 	Compat           map[string]json.RawMessage
+	// Cost and PromptCache price the model's tokens and say how long its
+	// provider keeps a prompt cache entry (cache warming and cache-miss
+	// notices read them).
+	Cost        *costConfig
+	PromptCache *PromptCache
 }
 
 // Documented defaults of a model entry.
@@ -478,12 +484,17 @@ func parseModel(path string, raw json.RawMessage, override bool) (ModelConfig, e
 			mc.SamplingByLevel[lvl] = params
 		}
 	}
+	costRaw, cacheRaw := f.object("cost"), f.object("promptCache")
 	// Read and checked, with no effect in pi.
-	for _, k := range []string{"cost", "inputLimits", "promptCache"} {
-		f.object(k)
-	}
+	f.object("inputLimits")
 	if f.err != nil {
 		return mc, f.err
+	}
+	if mc.Cost, err = parseCost(path+".cost", costRaw, override); err != nil {
+		return mc, err
+	}
+	if mc.PromptCache, err = parsePromptCache(path+".promptCache", cacheRaw); err != nil {
+		return mc, err
 	}
 	return mc, checkCompat(path+".compat", mc.Compat)
 }
@@ -688,6 +699,8 @@ func overlay(base, ov ModelConfig) ModelConfig {
 		base.Headers = h
 	}
 	base.Compat = mergeRaw(base.Compat, ov.Compat)
+	base.Cost = base.Cost.overlay(ov.Cost)
+	base.PromptCache = overlayCache(base.PromptCache, ov.PromptCache)
 	return base
 }
 
@@ -779,6 +792,7 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 	}
 	r.Thinking = r.clampThinking(level)
 	r.SamplingParams = samplingFor(r.API, eff, r.Thinking)
+	r.Cost, r.PromptCache = eff.Cost.model(), eff.PromptCache
 
 	// Key and headers.
 	cred := m.credential(p, apiKey)

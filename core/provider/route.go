@@ -91,6 +91,11 @@ type Route struct {
 	Bearer, OAuth  bool
 	AzureKeyHeader bool
 	APIVersion     string
+	// Cost prices the model's tokens (models.json "cost"; nil: unknown,
+	// free as far as pi can tell); PromptCache is how long its provider
+	// keeps a prompt cache entry ("promptCache"; nil: unknown).
+	Cost        *ModelCost
+	PromptCache *PromptCache
 }
 
 // AcceptsSystemInHistory reports whether system messages may appear after

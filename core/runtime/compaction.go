@@ -138,7 +138,7 @@ func (rt *Runtime) compact(ctx context.Context, reason, focus string, willRetry 
 		if max == 0 {
 			max = r.MaxTokens
 		}
-		out, err := compact.Summarize(ctx, p, compact.Model{Complete: r.Complete, ModelID: route.ModelID, MaxTokens: max}, focus)
+		out, err := compact.Summarize(ctx, p, compact.Model{Complete: r.Complete, ModelID: route.ModelID, MaxTokens: max, Cost: route.Cost}, focus)
 		if err != nil {
 			return fail(err)
 		}

@@ -54,6 +54,8 @@ func (e *Entry) readTreeFields(w *wireEntry) error {
 		if w.Name != nil {
 			e.Name = *w.Name
 		}
+	case TypeUsage:
+		e.UsageKind, e.ModelID, e.Usage, e.Note = w.Kind, w.Model, w.Usage, w.Note
 	}
 	return nil
 }
@@ -105,5 +107,7 @@ func (e Entry) writeTreeFields(w *wireEntry) {
 	case TypeSessionInfo:
 		name := e.Name
 		w.Name = &name
+	case TypeUsage:
+		w.Kind, w.Provider, w.Model, w.Usage, w.Note = e.UsageKind, e.Provider, e.ModelID, e.Usage, e.Note
 	}
 }

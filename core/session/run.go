@@ -352,8 +352,7 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 	}
 	out.StopReason = resp.StopReason
 	u := resp.Usage
-	out.Usage = &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
-		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens}
+	out.Usage = UsageOf(r.Route, u)
 	out.Timestamp = r.now()
 	if err != nil {
 		out.ErrorMessage = scrub(err.Error(), p)
@@ -628,4 +627,13 @@ func (r *Runner) recordRoute(tr *Transcript) error {
 		return tr.Append(Entry{Type: TypeThinkingChange, ThinkingLevel: want})
 	}
 	return nil
+}
+
+// UsageOf is a provider's usage as a message records it, priced at the
+// route's model's rates (zeros without a models.json "cost").
+func UsageOf(route provider.Route, u provider.Usage) *prompt.Usage {
+	p := route.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+	return &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
+		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens,
+		Cost: prompt.Cost{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Total: p.Total}}
 }

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"encoding/json"
-
 	"github.com/piwasm/pi/core/prompt"
 )
 
@@ -55,14 +53,7 @@ func (t *Transcript) Stats() Stats {
 // count adds an entry of the file to the counts and sums.
 func (s *Stats) count(e *Entry) {
 	switch e.Type {
-	case "usage":
-		var u struct {
-			Usage *prompt.Usage `json:"usage"`
-		}
-		if json.Unmarshal(e.Raw, &u) == nil {
-			s.add(u.Usage)
-		}
-	case TypeBranchSummary, TypeCompaction:
+	case TypeUsage, TypeBranchSummary, TypeCompaction:
 		s.add(e.Usage)
 	case TypeMessage:
 		// Every message entry counts, system ones (the prompt
@@ -88,4 +79,11 @@ func (s *Stats) count(e *Entry) {
 			s.add(m.Usage)
 		}
 	}
+}
+
+// AppendUsage records usage billed outside the conversation (kind
+// UsageCacheWarm for a prompt-cache refresh) as the established harness's
+// usage entry: it counts in Stats and never reaches a request.
+func (t *Transcript) AppendUsage(kind, provider, model string, u prompt.Usage, note string) (Entry, error) {
+	return t.appendEntry(Entry{Type: TypeUsage, UsageKind: kind, Provider: provider, ModelID: model, Usage: &u, Note: note})
 }

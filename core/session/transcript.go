@@ -54,7 +54,15 @@ const (
 	// display name.
 	TypeLabel       = "label"
 	TypeSessionInfo = "session_info"
+	// TypeUsage is billed usage outside the conversation (a prompt-cache
+	// refresh, kind "cache_warm"): counted in the session's totals, never
+	// sent to the model.
+	TypeUsage = "usage"
 )
+
+// UsageCacheWarm is the kind of a usage entry a cache refresh writes.
+const UsageCacheWarm = "cache_warm"
+
 
 // customTypes maps pi's record kinds to the customType they are stored
 // under.
@@ -128,6 +136,9 @@ type Entry struct {
 	Replacement *prompt.Content
 	// TypeLabel and TypeSessionInfo
 	Label, Name string
+	// TypeUsage: what the usage was for ("cache_warm"), and a note (an
+	// extension's override); Provider, ModelID and Usage say whose usage.
+	UsageKind, Note string
 
 	Raw json.RawMessage
 	// seqGap is how many history nodes the entries left out of a branch
@@ -155,9 +166,12 @@ type wireEntry struct {
 	Content    *prompt.Content `json:"content,omitempty"`
 	Display    *bool           `json:"display,omitempty"`
 	Data       *wireData       `json:"data,omitempty"`
-	// model_change and thinking_level_change
+	// usage
+	Kind string `json:"kind,omitempty"`
+	// model_change and thinking_level_change (and usage)
 	Provider      string `json:"provider,omitempty"`
 	ModelID       string `json:"modelId,omitempty"`
+	Model         string `json:"model,omitempty"`
 	ThinkingLevel string `json:"thinkingLevel,omitempty"`
 	// compaction and branch_summary
 	Summary          *string         `json:"summary,omitempty"`
@@ -166,6 +180,7 @@ type wireEntry struct {
 	FromID           string          `json:"fromId,omitempty"`
 	SystemMessage    *prompt.Message `json:"systemMessage,omitempty"`
 	Usage            *prompt.Usage   `json:"usage,omitempty"`
+	Note             string          `json:"note,omitempty"`
 	Details          json.RawMessage `json:"details,omitempty"`
 	FromHook         *bool           `json:"fromHook,omitempty"`
 	// context_edit and label
