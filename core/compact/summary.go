@@ -258,7 +258,7 @@ func (m Model) ask(ctx context.Context, text, what string) (string, prompt.Usage
 	price := m.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
 	usage := prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
 		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens,
-		Cost: prompt.Cost{Input: price.Input, Output: price.Output, CacheRead: price.CacheRead, CacheWrite: price.CacheWrite, Total: price.Total}}
+		Cost:        prompt.Cost{Input: price.Input, Output: price.Output, CacheRead: price.CacheRead, CacheWrite: price.CacheWrite, Total: price.Total}}
 	switch {
 	case err != nil:
 		return "", usage, fmt.Errorf("%s failed: %w", what, err)

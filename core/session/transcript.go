@@ -63,7 +63,6 @@ const (
 // UsageCacheWarm is the kind of a usage entry a cache refresh writes.
 const UsageCacheWarm = "cache_warm"
 
-
 // customTypes maps pi's record kinds to the customType they are stored
 // under.
 var customTypes = map[string]string{
