@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/piwasm/pi/core/agent"
@@ -24,6 +26,13 @@ func (m *Model) cmdCompact(args string) tea.Cmd {
 	}
 }
 
+// compactingNotice is the progress notice of a compaction, by reason.
+var compactingNotice = map[string]string{
+	"manual":    "compacting the session…",
+	"threshold": "the context is nearly full: compacting…",
+	"overflow":  "the context overflowed: compacting, then trying again…",
+}
+
 // compactionEvent draws a compaction: a notice while it runs, then a block
 // with the sizes before and after whose expanded form (ctrl+o) shows the
 // summary.
@@ -31,11 +40,22 @@ func (m *Model) compactionEvent(e agent.Event) {
 	switch e.Type {
 	case agent.CompactionStart:
 		m.compacting = true
-		m.notice = map[string]string{
-			"manual":    "compacting the session…",
-			"threshold": "the context is nearly full: compacting…",
-			"overflow":  "the context overflowed: compacting, then trying again…",
-		}[e.Reason]
+		m.notice = compactingNotice[e.Reason]
+	case agent.SummarizationRetryScheduled:
+		// The failed summary request (compaction or branch summary) is
+		// tried again after the wait: say so where the progress notice was.
+		m.notice = fmt.Sprintf("summary request failed: %s; retrying in %s (attempt %d of %d)", e.ErrorMessage,
+			(time.Duration(e.DelayMs) * time.Millisecond).Round(100*time.Millisecond), e.Attempt, e.MaxAttempts)
+	case agent.SummarizationRetryAttemptStart:
+		if e.Source == "branchSummary" {
+			m.notice = "summarising the branch…"
+		} else {
+			m.notice = compactingNotice[e.Reason]
+		}
+	case agent.SummarizationRetryFinished:
+		if strings.HasPrefix(m.notice, "summary request failed") {
+			m.notice = ""
+		}
 	case agent.CompactionEnd:
 		m.compacting = false
 		m.notice = ""

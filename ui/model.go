@@ -574,7 +574,8 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 				m.tools = m.tools[1:]
 				m.addBlock(func(w int, x bool) string { return render.ToolCall(done, x, w, m.st) })
 			}
-		case agent.CompactionStart, agent.CompactionEnd:
+		case agent.CompactionStart, agent.CompactionEnd, agent.SummarizationRetryScheduled,
+			agent.SummarizationRetryAttemptStart, agent.SummarizationRetryFinished:
 			m.compactionEvent(e)
 		case agent.AutoRetryStart:
 			m.notice = fmt.Sprintf("%s; retrying (attempt %d of %d)", e.ErrorMessage, e.Attempt, e.MaxAttempts)

@@ -235,6 +235,9 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	if cerr != nil {
 		fmt.Fprintf(a.stderr, "pi: warning: settings: %s (using the default)\n", esc(cerr.Error()))
 	}
+	// A failed summary request is retried with the agent's retry.*
+	// settings, as the established harness does.
+	rt.SetSummaryRetry(compact.RetryFromValues(w.loaded.Values))
 	warnings := newHookWarnings(a.warner(c))
 	rt.SetCompaction(cs, compactHook(func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, warnings))
 	// A switch of model (/model, ctrl+p, RPC set_model) takes that

@@ -249,6 +249,10 @@ func (a *app) runAgent(ctx context.Context, c *common, r *runFlags, inputs []ses
 			fmt.Fprintf(a.stderr, "pi: %s; retrying in %s (attempt %d of %d)\n", esc(e.ErrorMessage), (time.Duration(e.DelayMs) * time.Millisecond).Round(100*time.Millisecond), e.Attempt, e.MaxAttempts)
 			return
 		}
+		if e.Type == agent.SummarizationRetryScheduled && !out.on {
+			fmt.Fprintf(a.stderr, "pi: summary request failed: %s; retrying in %s (attempt %d of %d)\n", esc(e.ErrorMessage), (time.Duration(e.DelayMs) * time.Millisecond).Round(100*time.Millisecond), e.Attempt, e.MaxAttempts)
+			return
+		}
 		if out.on { // checked here: handing e to emit as an any copies it to the heap, every delta
 			out.emit(e)
 		}

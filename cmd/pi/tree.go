@@ -26,7 +26,8 @@ func branchSummarizer(ls *liveSession) runtime.Summarizer {
 	return func(ctx context.Context, entries []session.Entry, focus string, replace bool) (session.BranchSummary, error) {
 		route := ls.rt.Route()
 		runner := ls.rt.Runner()
-		m := compact.Model{Complete: runner.Complete, ModelID: route.ModelID, MaxTokens: route.MaxTokens, Cost: route.Cost}
+		retry, notices := ls.rt.SummaryRetries("branchSummary", "")
+		m := compact.Model{Complete: runner.Complete, ModelID: route.ModelID, MaxTokens: route.MaxTokens, Cost: route.Cost, Retry: retry, Notices: notices}
 		res, err := compact.SummarizeBranch(ctx, entries, compact.BranchOptions{Model: m, ContextWindow: route.ContextWindow,
 			Settings: branchSettings(ls), Focus: focus, ReplaceInstructions: replace})
 		if err != nil {

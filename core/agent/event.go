@@ -27,6 +27,14 @@ const (
 	// "manual", "threshold" or "overflow".
 	CompactionStart = "compaction_start"
 	CompactionEnd   = "compaction_end"
+	// A failed summary request (compaction or branch summary) is tried
+	// again: Scheduled before the wait (Attempt, MaxAttempts, DelayMs,
+	// ErrorMessage), AttemptStart when it is sent again (Source
+	// "compaction" with its Reason, or "branchSummary"), Finished once
+	// when the retrying is over.
+	SummarizationRetryScheduled    = "summarization_retry_scheduled"
+	SummarizationRetryAttemptStart = "summarization_retry_attempt_start"
+	SummarizationRetryFinished     = "summarization_retry_finished"
 	// AgentSettled: the session will not go on by itself (no queued
 	// messages left); Aborted says whether the run was stopped.
 	AgentSettled = "agent_settled"
@@ -90,7 +98,7 @@ type Event struct {
 	IsError    bool
 	// DurationMs is how long the tool ran; negative when it did not run.
 	DurationMs int64
-	// auto_retry_*
+	// auto_retry_*, summarization_retry_scheduled
 	Attempt, MaxAttempts int
 	DelayMs              int64
 	ErrorMessage         string
@@ -105,6 +113,8 @@ type Event struct {
 	// compaction_*
 	Reason     string
 	Compaction *CompactionResult
+	// summarization_retry_attempt_start: "compaction" or "branchSummary"
+	Source string
 }
 
 // CompactionResult is a finished compaction as compaction_end and RPC
@@ -160,6 +170,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.field("maxAttempts", e.MaxAttempts)
 		w.field("delayMs", e.DelayMs)
 		w.field("errorMessage", e.ErrorMessage)
+	case SummarizationRetryScheduled:
+		w.field("attempt", e.Attempt)
+		w.field("maxAttempts", e.MaxAttempts)
+		w.field("delayMs", e.DelayMs)
+		w.field("errorMessage", e.ErrorMessage)
+	case SummarizationRetryAttemptStart:
+		w.field("source", e.Source)
+		if e.Reason != "" {
+			w.field("reason", e.Reason)
+		}
 	case AutoRetryEnd:
 		w.field("success", e.Success)
 		w.field("attempt", e.Attempt)

@@ -234,11 +234,18 @@ type Model struct {
 	// Cost prices the summary's usage (the model's models.json "cost");
 	// nil: not priced.
 	Cost *provider.ModelCost
+	// Retry says how a failed request is tried again (the zero value:
+	// never) and Notices who hears of it.
+	Retry   Retry
+	Notices RetryNotices
 }
 
 // ask sends one summary request: the fixed system prompt, the text as the
 // only user message, no tools, no prompt-cache writes. A reply cut off,
-// failed or calling a tool is an error.
+// failed or calling a tool is an error. A request that fails with a
+// transient error is tried again as m.Retry says (the client's own
+// retries are off for it, so that one loop counts the attempts and
+// reports them as summary retries).
 func (m Model) ask(ctx context.Context, text, what string) (string, prompt.Usage, error) {
 	if m.Complete == nil {
 		return "", prompt.Usage{}, errors.New("no model to summarise with")
@@ -252,8 +259,47 @@ func (m Model) ask(ctx context.Context, text, what string) (string, prompt.Usage
 		MaxTokens:      m.MaxTokens,
 		Stream:         true,
 		CacheRetention: provider.CacheNone,
+		NoRetry:        true,
 	}
-	resp, err := m.Complete(ctx, req)
+	max := 0
+	if m.Retry.Enabled {
+		max = m.Retry.MaxRetries
+	}
+	retried := false
+	finish := func() {
+		if retried && m.Notices.Finished != nil {
+			m.Notices.Finished()
+		}
+	}
+	for attempt := 0; ; {
+		resp, err := m.Complete(ctx, req)
+		msg := resp.ErrorMessage
+		if msg == "" && err != nil {
+			msg = err.Error()
+		}
+		failed := err != nil || resp.StopReason == "error"
+		if !failed || ctx.Err() != nil || resp.StopReason == "aborted" || attempt >= max || !Retryable(msg) {
+			finish()
+			return m.answer(resp, err, what)
+		}
+		attempt++
+		retried = true
+		d := m.Retry.delay(attempt)
+		if m.Notices.Scheduled != nil {
+			m.Notices.Scheduled(attempt, max, d, msg)
+		}
+		if serr := m.Retry.sleep(ctx, d); serr != nil {
+			finish()
+			return "", prompt.Usage{}, fmt.Errorf("%s failed: %s (stopped while waiting to retry: %w)", what, msg, serr)
+		}
+		if m.Notices.AttemptStart != nil {
+			m.Notices.AttemptStart()
+		}
+	}
+}
+
+// answer reads one summary reply.
+func (m Model) answer(resp provider.Response, err error, what string) (string, prompt.Usage, error) {
 	u := resp.Usage
 	price := m.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
 	usage := prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,

@@ -241,7 +241,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 			resp.StopReason = StopReasonAborted
 			return resp, err
 		}
-		if out.delivered || attempt >= policy.MaxAttempts || !retryable(err) || (c.Control != nil && !c.Control.Enabled()) {
+		if req.NoRetry || out.delivered || attempt >= policy.MaxAttempts || !retryable(err) || (c.Control != nil && !c.Control.Enabled()) {
 			return resp, err
 		}
 		delay, derr := policy.delay(attempt, err)

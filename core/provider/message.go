@@ -112,6 +112,9 @@ type Request struct {
 	// returns the body to send (nil: unchanged); an error stops the
 	// request. Extensions' before_provider_request hook is one.
 	Patch func(ctx context.Context, body []byte) ([]byte, error) `json:"-"`
+	// NoRetry sends the request once, whatever the client's RetryPolicy:
+	// the caller retries it in a loop of its own (summary requests).
+	NoRetry bool `json:"-"`
 }
 
 // Cache retention choices for Request.CacheRetention.

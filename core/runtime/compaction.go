@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"time"
+
 	"github.com/piwasm/pi/internal/lazyre"
 
 	"github.com/piwasm/pi/core/agent"
@@ -33,6 +35,33 @@ func (rt *Runtime) SetCompaction(s compact.Settings, hook CompactionHook) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.compaction, rt.compactHook = s, hook
+}
+
+// SetSummaryRetry sets how a failed summary request is tried again
+// (settings retry.*; the zero value: never).
+func (rt *Runtime) SetSummaryRetry(r compact.Retry) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.summaryRetry = r
+}
+
+// SummaryRetries returns the retry policy of summary requests and the
+// notices that report its retries as summarization_retry_* events with
+// source ("compaction" or "branchSummary") and reason ("" for a branch
+// summary).
+func (rt *Runtime) SummaryRetries(source, reason string) (compact.Retry, compact.RetryNotices) {
+	rt.mu.Lock()
+	r := rt.summaryRetry
+	rt.mu.Unlock()
+	return r, compact.RetryNotices{
+		Scheduled: func(attempt, max int, d time.Duration, msg string) {
+			rt.emit(agent.Event{Type: agent.SummarizationRetryScheduled, Attempt: attempt, MaxAttempts: max, DelayMs: d.Milliseconds(), ErrorMessage: msg})
+		},
+		AttemptStart: func() {
+			rt.emit(agent.Event{Type: agent.SummarizationRetryAttemptStart, Source: source, Reason: reason})
+		},
+		Finished: func() { rt.emit(agent.Event{Type: agent.SummarizationRetryFinished}) },
+	}
 }
 
 // SetCompactionFor sets how compaction settings are worked out for a model
@@ -138,7 +167,8 @@ func (rt *Runtime) compact(ctx context.Context, reason, focus string, willRetry 
 		if max == 0 {
 			max = r.MaxTokens
 		}
-		out, err := compact.Summarize(ctx, p, compact.Model{Complete: r.Complete, ModelID: route.ModelID, MaxTokens: max, Cost: route.Cost}, focus)
+		retry, notices := rt.SummaryRetries("compaction", reason)
+		out, err := compact.Summarize(ctx, p, compact.Model{Complete: r.Complete, ModelID: route.ModelID, MaxTokens: max, Cost: route.Cost, Retry: retry, Notices: notices}, focus)
 		if err != nil {
 			return fail(err)
 		}

@@ -59,6 +59,7 @@ type Runtime struct {
 	compaction            compact.Settings
 	compactionFor         func(provider, modelID string) compact.Settings
 	compactHook           CompactionHook
+	summaryRetry          compact.Retry
 	sessionHook           SessionHook
 	// overflowTried: this prompt's one compact-and-retry is spent.
 	overflowTried bool
