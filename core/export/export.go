@@ -17,6 +17,49 @@ type Meta struct {
 	Cwd       string
 	Model     string
 	Created   string
+	// Palette, when set, colours the HTML page with a theme's colours
+	// (the interactive session's); without it the page has its own
+	// light and dark colours, following the reader's preference.
+	Palette *Palette
+}
+
+// Palette is a theme's colours for the HTML page, as CSS colours.
+type Palette struct {
+	// Dark says the theme is made for a dark background.
+	Dark bool
+	// PageBg, CardBg, InfoBg are the page, the message cards and the
+	// information boxes (export.pageBg, cardBg, infoBg).
+	PageBg, CardBg, InfoBg string
+	Text, Muted, Dim, Accent, Border, Success, Error, Warning string
+	UserBg, UserText                                         string
+	ToolPendingBg, ToolSuccessBg, ToolErrorBg                string
+	ToolTitle, ToolOutput, ThinkingText, Code, CodeBlock     string
+}
+
+// css returns the rules that recolour the page: they come after the
+// built-in ones and replace their colours, the dark-mode ones included.
+func (p *Palette) css() string {
+	scheme := "light"
+	if p.Dark {
+		scheme = "dark"
+	}
+	v := func(s string) string { return strings.NewReplacer("<", "", ">", "", ";", "", "{", "", "}", "").Replace(s) }
+	return fmt.Sprintf(`:root{color-scheme:%s}
+body{background:%s;color:%s}
+.meta,.role{color:%s}.msg{background:%s;border-left-color:%s}
+.user{background:%s;color:%s;border-left-color:%s}
+.assistant{background:%s;border-left-color:%s}
+.tool{background:%s;color:%s;border-left-color:%s}
+.tool.error,.assistant.error{background:%s;border-left-color:%s}
+.tool .role{color:%s}.thinking{color:%s}
+pre{background:%s;color:%s;border-color:%s}.info{background:%s}
+`, scheme, v(p.PageBg), v(p.Text), v(p.Muted), v(p.CardBg), v(p.Border),
+		v(p.UserBg), v(p.UserText), v(p.Accent),
+		v(p.CardBg), v(p.Accent),
+		v(p.ToolSuccessBg), v(p.ToolOutput), v(p.Success),
+		v(p.ToolErrorBg), v(p.Error),
+		v(p.ToolTitle), v(p.ThinkingText),
+		v(p.InfoBg), v(p.CodeBlock), v(p.Border), v(p.InfoBg))
 }
 
 // Markdown renders the messages as a Markdown document: user and
@@ -125,7 +168,13 @@ func HTML(meta Meta, msgs []prompt.Message) []byte {
 	}
 	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"+
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"+
-		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>%s</title>\n<style>%s</style></head><body>\n", e(oneLine(title)), css)
+		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n", e(oneLine(title)), css)
+	if meta.Palette != nil {
+		// After the built-in rules, and outside their dark-mode query:
+		// the theme decides, not the reader's preference.
+		fmt.Fprintf(&b, "<style>%s</style>\n", meta.Palette.css())
+	}
+	b.WriteString("</head><body>\n")
 	fmt.Fprintf(&b, "<h1>%s</h1>\n<div class=\"meta\">", e(oneLine(title)))
 	for i, kv := range metaLines(meta) {
 		if i > 0 {

@@ -1,0 +1,260 @@
+package theme
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/piwasm/pi/core/diag"
+)
+
+// System is the default theme: the terminal's own ANSI colours, so the
+// terminal's palette decides the shades. The name is reserved.
+const System = "system"
+
+//go:embed builtin/*.json
+var builtinFS embed.FS
+
+// builtinNames are the built-in themes in the order they are offered.
+var builtinNames = [...]string{System, "dark", "light"}
+
+// Builtin returns the built-in theme name.
+func Builtin(name string) (*Theme, bool) {
+	data, err := builtinFS.ReadFile("builtin/" + name + ".json")
+	if err != nil {
+		return nil, false
+	}
+	t, err := Parse(data)
+	if err != nil {
+		// The built-in files are tested; a broken one is a build defect,
+		// shown as the plain terminal colours rather than a crash.
+		return nil, false
+	}
+	return t, true
+}
+
+// Sources are where themes come from besides the built-in ones, as the
+// established harness looks for them. Every path is absolute.
+type Sources struct {
+	// Settings are the "themes" setting's entries: theme files or
+	// directories of them.
+	Settings []string
+	// Dirs are the discovered directories, in order: the project's
+	// .pi/themes (only when the project is trusted), then
+	// <agent-dir>/themes.
+	Dirs []string
+	// Flags are --theme paths (files or directories).
+	Flags []string
+	// NoDiscover (--no-themes) loads only Flags.
+	NoDiscover bool
+}
+
+// Set is the themes one load found: the built-in ones and every valid
+// file, one per name.
+type Set struct {
+	byName map[string]*Theme
+	names  []string
+}
+
+// Load reads the themes of src. Bad files, missing paths, a name taken by
+// an earlier theme and the reserved name "system" are reported as
+// diagnostics naming the file; the rest loads. The first theme of a name
+// wins (settings entries, then discovered directories, then --theme, as
+// the established harness orders them); a file may replace the built-in
+// dark or light theme.
+func Load(src Sources) (*Set, []diag.Diagnostic) {
+	s := &Set{byName: map[string]*Theme{}}
+	for _, n := range builtinNames {
+		if t, ok := Builtin(n); ok {
+			s.byName[n] = t
+		}
+	}
+	var ds []diag.Diagnostic
+	custom := map[string]string{} // name → the file that took it
+	add := func(path string) {
+		t, d := readFile(path)
+		if d != nil {
+			ds = append(ds, *d)
+			return
+		}
+		switch prev, taken := custom[t.Name]; {
+		case t.Name == System:
+			ds = append(ds, diag.Diagnostic{Kind: "warning", Path: path, Message: `theme name "system" is reserved for the terminal's own colours; this theme is ignored`})
+		case taken:
+			ds = append(ds, diag.Diagnostic{Kind: "collision", Path: path, Message: fmt.Sprintf("theme %q is already defined by %s; this one is ignored", t.Name, prev)})
+		default:
+			custom[t.Name] = path
+			s.byName[t.Name] = t
+		}
+	}
+	walk := func(p string, explicit bool) {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			if explicit || !os.IsNotExist(err) {
+				ds = append(ds, diag.Diagnostic{Kind: "warning", Path: p, Message: "theme path does not exist"})
+			}
+		case fi.IsDir():
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				ds = append(ds, diag.Diagnostic{Kind: "warning", Path: p, Message: err.Error()})
+				return
+			}
+			for _, e := range entries {
+				if !strings.HasSuffix(e.Name(), ".json") {
+					continue
+				}
+				f := filepath.Join(p, e.Name())
+				if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+					add(f)
+				}
+			}
+		case fi.Mode().IsRegular() && strings.HasSuffix(p, ".json"):
+			add(p)
+		default:
+			ds = append(ds, diag.Diagnostic{Kind: "warning", Path: p, Message: "theme path is not a .json file"})
+		}
+	}
+	if !src.NoDiscover {
+		for _, p := range src.Settings {
+			walk(p, true)
+		}
+		for _, d := range src.Dirs {
+			walk(d, false)
+		}
+	}
+	for _, p := range src.Flags {
+		walk(p, true)
+	}
+	for n := range s.byName {
+		s.names = append(s.names, n)
+	}
+	sort.Slice(s.names, func(i, j int) bool {
+		a, b := s.names[i], s.names[j]
+		if (a == System) != (b == System) {
+			return a == System
+		}
+		return a < b
+	})
+	return s, ds
+}
+
+func readFile(path string) (*Theme, *diag.Diagnostic) {
+	fi, err := os.Stat(path)
+	if err == nil && fi.Size() > maxFileBytes {
+		err = fmt.Errorf("the file is %d bytes; a theme is at most %d", fi.Size(), maxFileBytes)
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, &diag.Diagnostic{Kind: "warning", Path: path, Message: "theme not loaded: " + err.Error()}
+	}
+	t, err := Parse(data)
+	if err != nil {
+		return nil, &diag.Diagnostic{Kind: "warning", Path: path, Message: "invalid theme: " + err.Error()}
+	}
+	t.Path = path
+	return t, nil
+}
+
+// Names lists the themes: system first, then by name.
+func (s *Set) Names() []string { return append([]string(nil), s.names...) }
+
+// Get returns the theme called name.
+func (s *Set) Get(name string) (*Theme, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Pick chooses the theme a "theme" setting (or --use-theme) names for a
+// terminal of the given appearance ("dark" or "light"): a name, or
+// "LIGHT/DARK" to follow the terminal; empty means system. A name that
+// does not exist falls back to system, and the note says so with the
+// nearest name.
+func (s *Set) Pick(setting, appearance string) (t *Theme, note string) {
+	name := strings.TrimSpace(setting)
+	if light, dark, ok := Pair(name); ok {
+		name = dark
+		if appearance == "light" {
+			name = light
+		}
+	} else if strings.Contains(name, "/") {
+		return s.byName[System], fmt.Sprintf("theme %q: want a theme name or LIGHT/DARK (two names); using %q", setting, System)
+	}
+	if name == "" {
+		name = System
+	}
+	if t, ok := s.byName[name]; ok {
+		return t, ""
+	}
+	note = fmt.Sprintf("theme %q not found", name)
+	if near := nearest(name, s.names); near != "" {
+		note += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return s.byName[System], note + fmt.Sprintf("; using %q", System)
+}
+
+// Pair splits the "LIGHT/DARK" form of the theme setting.
+func Pair(setting string) (light, dark string, ok bool) {
+	light, dark, ok = strings.Cut(setting, "/")
+	light, dark = strings.TrimSpace(light), strings.TrimSpace(dark)
+	if !ok || light == "" || dark == "" || strings.Contains(dark, "/") {
+		return "", "", false
+	}
+	return light, dark, true
+}
+
+// EnvAppearance is the terminal's appearance from COLORFGBG ("fg;bg" or
+// "fg;xpm;bg"), which some terminals set: background indexes 0-6 and 8
+// are dark, 7 and 9-15 light. It returns "" when the variable does not
+// say.
+func EnvAppearance(getenv func(string) string) string {
+	v := getenv("COLORFGBG")
+	f := strings.Split(v, ";")
+	n, err := strconv.Atoi(strings.TrimSpace(f[len(f)-1]))
+	if v == "" || err != nil || n < 0 || n > 15 {
+		return ""
+	}
+	if n <= 6 || n == 8 {
+		return "dark"
+	}
+	return "light"
+}
+
+// nearest is the known name closest to name by edit distance, when close
+// enough to be a likely typo.
+func nearest(name string, names []string) string {
+	best, bestD := "", len(name)/2+2
+	for _, n := range names {
+		if d := distance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
