@@ -127,6 +127,12 @@ func (m *Model) cmdReload(string) tea.Cmd {
 			m.addNotice(notes)
 		}
 	}
+	if err == nil {
+		// The themes were read again with the rest.
+		if note := m.applyTheme(); note != "" {
+			m.addNotice(note)
+		}
+	}
 	return m.flush()
 }
 

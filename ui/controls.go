@@ -253,7 +253,7 @@ func (m *Model) exportMeta() export.Meta {
 			break
 		}
 	}
-	return export.Meta{Title: truncateTo(title, 80), SessionID: st.SessionID, Cwd: m.host.Cwd, Model: st.Route.Provider + "/" + st.Route.ModelID}
+	return export.Meta{Title: truncateTo(title, 80), SessionID: st.SessionID, Cwd: m.host.Cwd, Model: st.Route.Provider + "/" + st.Route.ModelID, Palette: m.exportPalette()}
 }
 
 const hotkeys = `Keys in the editor

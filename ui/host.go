@@ -9,6 +9,7 @@ import (
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/theme"
 )
 
 // Host is what the session needs from the program that starts it: the
@@ -30,6 +31,14 @@ type Host struct {
 	FullScreen bool
 	// Color false draws without colours (tests, NO_COLOR).
 	Color bool
+	// Themes are the themes this run can use (the built-in ones when
+	// nil), read again after /reload; ThemeSetting is the theme asked
+	// for (--use-theme, else the theme setting; "" is system).
+	// Appearance is the terminal's ("dark" or "light", from COLORFGBG)
+	// until the terminal reports its background; "" means dark.
+	Themes       func() *theme.Set
+	ThemeSetting func() string
+	Appearance   string
 	// PickSession opens the /resume picker first (pi -r).
 	PickSession bool
 

@@ -74,6 +74,7 @@ type Model struct {
 	host   Host
 	rt     *runtime.Runtime
 	st     render.Styles
+	theme  themeState
 	width  int
 	height int
 	md     *render.Markdown
@@ -140,9 +141,6 @@ type item struct {
 // New directly.
 func New(h Host) *Model {
 	st := render.Plain()
-	if h.Color {
-		st = render.Colored()
-	}
 	st.HideThinking = h.HideThinking
 	ed := textarea.New()
 	ed.Placeholder = "Ask pi, / for commands, @ for files, ! to run a command"
@@ -153,11 +151,16 @@ func New(h Host) *Model {
 	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"))
 	ed.Focus()
 	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial}
-	m.md = render.NewMarkdown(m.width, st.Glamour)
+	m.theme.appearance = h.Appearance
+	themeNote := m.applyTheme()
+	m.md = m.st.NewMarkdown(m.width)
 	m.editor.SetWidth(m.width)
 	m.showHistory(h.Runtime.Messages())
 	if h.Notices != "" {
 		m.addNotice(h.Notices)
+	}
+	if themeNote != "" {
+		m.addNotice(themeNote)
 	}
 	if h.Shortcuts != nil {
 		if notes := m.bindShortcuts(h.Shortcuts()); notes != "" {
@@ -184,9 +187,9 @@ func New(h Host) *Model {
 // Init sends the initial messages (unless the trust question comes first).
 func (m *Model) Init() tea.Cmd {
 	if m.dialog != nil {
-		return nil
+		return m.themeInit()
 	}
-	return m.sendInitial()
+	return tea.Batch(m.themeInit(), m.sendInitial())
 }
 
 func (m *Model) sendInitial() tea.Cmd {
@@ -224,13 +227,15 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		if m.md.Width() != m.width {
-			m.md = render.NewMarkdown(m.width, m.st.Glamour)
+			m.md = m.st.NewMarkdown(m.width)
 			m.streamDirty = true
 		}
 		m.editor.SetWidth(m.width)
 		// What New put in the transcript (notices, a resumed session's
 		// history) goes to the scrollback once the width is known.
 		return m, m.flush()
+	case tea.BackgroundColorMsg:
+		return m, m.backgroundColor(msg)
 	case eventsMsg:
 		cmd := m.events(msg)
 		return m, tea.Batch(cmd, m.flush())
@@ -656,7 +661,7 @@ func (m *Model) addMessage(msg prompt.Message) {
 				if w == m.md.Width() {
 					return render.Assistant(mm, m.md, m.st)
 				}
-				return render.Assistant(mm, render.NewMarkdown(w, m.st.Glamour), m.st)
+				return render.Assistant(mm, m.st.NewMarkdown(w), m.st)
 			})
 		}
 	case prompt.RoleToolResult:
@@ -699,7 +704,7 @@ func (m *Model) View() tea.View {
 	}
 	var live []string
 	if m.streaming != nil && m.thinking != "" {
-		live = append(live, m.st.Dim.Render("  thinking… "+truncateTo(termtext.Escape(strings.TrimSpace(m.thinking)), m.width-14)))
+		live = append(live, m.st.Thinking.Render("  thinking… "+truncateTo(termtext.Escape(strings.TrimSpace(m.thinking)), m.width-14)))
 	}
 	if m.streaming != nil && m.streamView != "" {
 		live = append(live, m.streamView)

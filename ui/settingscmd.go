@@ -53,8 +53,13 @@ func (m *Model) cmdSettings(string) tea.Cmd {
 				m.addNotice("✗ " + err.Error())
 				return m.flush()
 			}
-			if s.Name == "hideThinkingBlock" {
+			switch s.Name {
+			case "hideThinkingBlock":
 				m.st.HideThinking = s.Options[j] == "true"
+			case "theme":
+				m.chooseTheme(s.Options[j])
+				m.addNotice(fmt.Sprintf("%s = %s (saved in %s)", s.Name, s.Options[j], file))
+				return m.flush()
 			}
 			m.addNotice(fmt.Sprintf("%s = %s (saved in %s; /reload applies it to this session)", s.Name, s.Options[j], file))
 			return m.flush()

@@ -23,6 +23,7 @@ import (
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/settings"
+	"github.com/piwasm/pi/core/theme"
 	"github.com/piwasm/pi/internal/changelog"
 	"github.com/piwasm/pi/ui"
 )
@@ -60,6 +61,8 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			diags = append(diags, d)
 		}
 	}
+	th := &themeHost{a: a, flags: &r.peer.themes}
+	diags = append(diags, th.load(l)...)
 	var notes strings.Builder
 	printDiagnostics(&notes, diags)
 	h := ui.Host{
@@ -67,7 +70,18 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", PickSession: r.resume,
 		Summarizer: branchSummarizer(ls), SkipSummaryPrompt: branchSettings(ls).SkipPrompt,
 		DoubleEscape: l.Values.String("doubleEscapeAction"), TreeFilter: l.Values.String("treeFilterMode"),
-		Reload: func() ([]string, error) { return a.reloadLive(ctx, c, ls) },
+		Reload: func() ([]string, error) {
+			changes, err := a.reloadLive(ctx, c, ls)
+			if err == nil {
+				for _, d := range th.load(ls.world.loaded) {
+					changes = append(changes, "! "+d.String())
+				}
+			}
+			return changes, err
+		},
+		Themes:       func() *theme.Set { return th.set },
+		ThemeSetting: func() string { return th.setting(ls.world.loaded) },
+		Appearance:   theme.EnvAppearance(a.getenv),
 		MCP:    a.mcpHost(ctx, ls),
 		Sessions: func() ([]ui.SessionInfo, error) {
 			return listSessions(a.sessionsDir(ls.world.loaded, r.sessionDir), 20)
@@ -154,13 +168,15 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return st.Remove(prov)
 		},
 		Settings: func() ([]ui.Setting, error) {
-			return uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
+			list, err := uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
+			return th.withTheme(list, ls.world.loaded), err
 		},
 		SetSetting: func(name, value string) (string, error) {
 			list, err := uiSettings(ls.world.loaded.Values, ls.world.loaded.AgentDir)
 			if err != nil {
 				return "", err
 			}
+			list = th.withTheme(list, ls.world.loaded)
 			for _, s := range list {
 				if s.Name == name {
 					return s.File, settings.SetInFile(s.File, name, json.RawMessage(value))

@@ -16,17 +16,20 @@ import (
 // with the meaning it can give them, so that scripts and habits carry
 // over: --offline (pi makes no network call at start-up anyway),
 // --tui-mode (the choice --fullscreen makes), --export (a session file as
-// HTML, then exit).
+// HTML, then exit), --theme/--use-theme/--no-themes (the interactive
+// session's colours; see themes.go).
 type peerFlags struct {
 	offline bool
 	tuiMode string
 	export  string
+	themes  themeFlags
 }
 
 func (p *peerFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.offline, "offline", false, "make no network call at start-up (pi never does; accepted for scripts written for the TypeScript pi)")
 	fs.StringVar(&p.tuiMode, "tui-mode", "", "fullscreen or regular: draw the interactive session in the whole window or in the terminal's scrollback (as --fullscreen or its absence)")
 	fs.StringVar(&p.export, "export", "", "write the session FILE as a self-contained HTML page (to the path that follows, else FILE with .html) and exit")
+	p.themes.register(fs)
 }
 
 // apply acts on the flags before a run: --tui-mode sets the drawing mode;

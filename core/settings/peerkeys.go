@@ -66,7 +66,7 @@ func peerKeys() []Key {
 		{Name: "branchSummary.skipPrompt", Kind: Bool, Default: "false", Status: Applied},
 
 		// Terminal and display.
-		{Name: "theme", Kind: String, Default: `"system"`},
+		{Name: "theme", Kind: String, Default: `"system"`, Status: Applied, Note: "the interactive session's and /export's colours: a theme's name or LIGHT/DARK (core/theme)"},
 		{Name: "quietStartup", Kind: Bool, Enum: []string{"header"}, Default: "false"},
 		{Name: "tuiMode", Kind: String, Enum: []string{"regular", "fullscreen"}, Default: `"fullscreen"`},
 		{Name: "fullscreenExitOutput", Kind: String, Enum: []string{"transcript", "resume-hint"}, Default: `"transcript"`, Status: NotApplicable, Note: noFull},
@@ -115,7 +115,7 @@ func peerKeys() []Key {
 		{Name: "extensions", Kind: Any, Status: Applied, Note: "paths of WASM extension packages"},
 		{Name: "skills", Kind: Any, Status: Applied},
 		{Name: "prompts", Kind: Any, Status: Applied},
-		{Name: "themes", Kind: Strings, Note: "pi has no custom themes"},
+		{Name: "themes", Kind: Strings, Status: Applied, Note: "theme files or directories of them, relative to the settings file's directory"},
 		{Name: "enableSkillCommands", Kind: Bool, Default: "true", Status: Applied},
 
 		// Updates, telemetry and warnings.

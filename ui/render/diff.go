@@ -28,7 +28,7 @@ func Diff(diff string, width int, st Styles) string {
 		case strings.HasPrefix(l, "-"):
 			out[i] = st.Removed.Render(l)
 		default:
-			out[i] = l
+			out[i] = st.Context.Render(l)
 		}
 	}
 	return strings.Join(out, "\n")

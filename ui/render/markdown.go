@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/ansi"
 	"github.com/piwasm/pi/core/termtext"
 )
 
@@ -12,7 +13,10 @@ import (
 type Markdown struct {
 	width int
 	style string
-	r     *glamour.TermRenderer
+	// config, when set, is a theme's style (see FromTheme), used instead
+	// of the standard style.
+	config *ansi.StyleConfig
+	r      *glamour.TermRenderer
 }
 
 // NewMarkdown returns a renderer wrapping at width columns.
@@ -34,7 +38,13 @@ func (m *Markdown) Render(text string) string {
 		return ""
 	}
 	if m.r == nil {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(m.style), glamour.WithWordWrap(m.width-2))
+		opts := []glamour.TermRendererOption{glamour.WithStandardStyle(m.style), glamour.WithWordWrap(m.width - 2)}
+		if m.config != nil {
+			// A theme's colours are exact; the terminal's profile reduces
+			// them (chroma's default formatter would round to 256 first).
+			opts = append(opts, glamour.WithStyles(*m.config), glamour.WithChromaFormatter("terminal16m"))
+		}
+		r, err := glamour.NewTermRenderer(opts...)
 		if err != nil {
 			return wrap(text, m.width)
 		}

@@ -18,9 +18,15 @@ func User(text string, width int, st Styles) string {
 func UserLine(text string, width int, st Styles) string {
 	body := User(text, width, st)
 	if body == "" {
-		return st.User.Render("›")
+		return panel(st.User.Render("›"), width, st.UserBg)
 	}
-	return st.User.Render("›") + body[1:]
+	lines := strings.Split(body[1:], "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = st.UserText.Render(l)
+		}
+	}
+	return panel(st.User.Render("›")+strings.Join(lines, "\n"), width, st.UserBg)
 }
 
 // Assistant draws an assistant message: thinking dimmed, text as
@@ -36,9 +42,9 @@ func Assistant(m prompt.Message, md *Markdown, st Styles) string {
 		switch b.Type {
 		case "thinking":
 			if t := strings.TrimSpace(b.Thinking); t != "" && st.HideThinking {
-				parts = append(parts, st.Dim.Render("  thinking… (ctrl+t shows it)"))
+				parts = append(parts, st.Thinking.Render("  thinking… (ctrl+t shows it)"))
 			} else if t != "" {
-				parts = append(parts, st.Dim.Render(indent(wrap(termtext.EscapeLines(t), md.Width()-2), "  ")))
+				parts = append(parts, st.Thinking.Render(indent(wrap(termtext.EscapeLines(t), md.Width()-2), "  ")))
 			}
 		case "text":
 			if r := md.Render(b.Text); r != "" {

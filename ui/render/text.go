@@ -53,3 +53,25 @@ func firstLines(s string, n int) (string, int) {
 
 // expandTabs turns tabs into spaces (4 columns) so widths are known.
 func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+// panel draws text on the background of bg, each line filled to width.
+// The colours inside the text end with a full reset, which would end the
+// background too, so it is set again after each one. Without a
+// background in bg the text is returned as it is.
+func panel(text string, width int, bg lipgloss.Style) string {
+	if !hasBackground(bg) {
+		return text
+	}
+	open, _, _ := strings.Cut(bg.Render("\x00"), "\x00")
+	if open == "" {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		pad := max(width-ansi.StringWidth(l), 0)
+		l = strings.ReplaceAll(l, "\x1b[m", "\x1b[m"+open)
+		l = strings.ReplaceAll(l, "\x1b[0m", "\x1b[0m"+open)
+		lines[i] = open + l + strings.Repeat(" ", pad) + "\x1b[m"
+	}
+	return strings.Join(lines, "\n")
+}

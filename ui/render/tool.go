@@ -82,7 +82,7 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 		if t.IsError {
 			body = st.Error.Render(body)
 		} else {
-			body = st.Dim.Render(body)
+			body = st.ToolOutput.Render(body)
 		}
 	}
 	out := head
@@ -95,7 +95,14 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 			out += "\n" + indent(st.Dim.Render(fmt.Sprintf("… %d more line(s) (ctrl+o expands)", more)), "  │ ")
 		}
 	}
-	return out
+	bg := st.ToolPending
+	switch {
+	case t.Done && t.IsError:
+		bg = st.ToolError
+	case t.Done:
+		bg = st.ToolSuccess
+	}
+	return panel(out, width, bg)
 }
 
 func duration(ms int64) string {

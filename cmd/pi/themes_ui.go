@@ -1,0 +1,91 @@
+//go:build !noui
+
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/resources"
+	"github.com/piwasm/pi/core/theme"
+	"github.com/piwasm/pi/ui"
+)
+
+// loadThemes finds the interactive session's themes as the established
+// harness does: the themes setting's files and directories (relative to
+// the settings file that names them), the trusted project's .pi/themes,
+// <agent-dir>/themes, then --theme (relative to the working directory);
+// --no-themes keeps only --theme's. Only the interactive session calls
+// it: pi -p reads no theme.
+func (a *app) loadThemes(l *resources.Loaded, f *themeFlags) (*theme.Set, []diag.Diagnostic) {
+	var src theme.Sources
+	src.NoDiscover = f.noThemes
+	for _, v := range l.Values.Layers("themes") {
+		var entries []string
+		if json.Unmarshal(v.Raw, &entries) != nil {
+			continue // the settings model reported the wrong type
+		}
+		for _, e := range entries {
+			src.Settings = append(src.Settings, absPath(resources.ExpandHome(e, a.home), filepath.Dir(v.File)))
+		}
+	}
+	if l.Trust.Trusted {
+		src.Dirs = append(src.Dirs, filepath.Join(l.ProjectDir, "themes"))
+	}
+	if l.AgentDir != "" {
+		src.Dirs = append(src.Dirs, filepath.Join(l.AgentDir, "themes"))
+	}
+	for _, p := range f.paths {
+		src.Flags = append(src.Flags, absPath(resources.ExpandHome(p, a.home), l.Cwd))
+	}
+	return theme.Load(src)
+}
+
+func absPath(p, base string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
+
+// themeHost gives the session its themes: loaded now, loaded again by
+// reload (whose diagnostics it returns).
+type themeHost struct {
+	a     *app
+	flags *themeFlags
+	set   *theme.Set
+}
+
+func (t *themeHost) load(l *resources.Loaded) []diag.Diagnostic {
+	set, ds := t.a.loadThemes(l, t.flags)
+	t.set = set
+	return ds
+}
+
+// setting is the theme asked for: --use-theme, else the theme setting.
+func (t *themeHost) setting(l *resources.Loaded) string {
+	if t.flags.use != "" {
+		return t.flags.use
+	}
+	if l.Values == nil {
+		return ""
+	}
+	return l.Values.String("theme")
+}
+
+// withTheme adds the theme to /settings' list, offering every loaded
+// theme and the light/dark pair of the built-in ones.
+func (t *themeHost) withTheme(list []ui.Setting, l *resources.Loaded) []ui.Setting {
+	s := ui.Setting{Name: "theme", Value: `"` + theme.System + `"`, File: filepath.Join(l.AgentDir, "settings.json")}
+	if v, ok := l.Values.Lookup("theme"); ok {
+		s.Value, s.File = compactJSON(v.Raw), v.File
+	}
+	names := t.set.Names()
+	names = append(names, "light/dark")
+	for _, n := range names {
+		b, _ := json.Marshal(n)
+		s.Options = append(s.Options, string(b))
+	}
+	return append([]ui.Setting{s}, list...)
+}

@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"encoding/json"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/core/export"
+	"github.com/piwasm/pi/core/theme"
+	"github.com/piwasm/pi/ui/render"
+)
+
+// themeState is the session's theme: the one in force, the terminal's
+// appearance as known so far, and a choice made in /settings this
+// session (which wins over the setting the host reads until pi restarts).
+type themeState struct {
+	current    *theme.Theme
+	appearance string
+	choice     string
+}
+
+// themeSetting is the theme asked for: /settings' choice this session,
+// else the host's (--use-theme, else the theme setting).
+func (m *Model) themeSetting() string {
+	if m.theme.choice != "" {
+		return m.theme.choice
+	}
+	if m.host.ThemeSetting != nil {
+		return m.host.ThemeSetting()
+	}
+	return ""
+}
+
+// applyTheme picks the theme again (after start-up, /reload, a /settings
+// change or the terminal's background colour) and redraws with it. The
+// note says when the asked-for theme is not there.
+func (m *Model) applyTheme() (note string) {
+	var set *theme.Set
+	if m.host.Themes != nil {
+		set = m.host.Themes()
+	}
+	if set == nil {
+		set, _ = theme.Load(theme.Sources{NoDiscover: true})
+	}
+	if m.theme.appearance == "" {
+		m.theme.appearance = "dark"
+	}
+	t, note := set.Pick(m.themeSetting(), m.theme.appearance)
+	m.theme.current = t
+	if !m.host.Color {
+		// NO_COLOR: the theme still colours /export's page.
+		return note
+	}
+	hide := m.st.HideThinking
+	m.st = render.FromTheme(t)
+	m.st.HideThinking = hide
+	m.md = m.st.NewMarkdown(m.width)
+	for _, b := range m.blocks {
+		b.cache = ""
+	}
+	m.streamDirty = true
+	return note
+}
+
+// themeInit asks the terminal for its background colour when the theme
+// setting follows it (LIGHT/DARK); COLORFGBG or dark stand in until the
+// answer comes, and for terminals that do not answer.
+func (m *Model) themeInit() tea.Cmd {
+	if _, _, pair := theme.Pair(m.themeSetting()); pair && m.host.Color {
+		return tea.RequestBackgroundColor
+	}
+	return nil
+}
+
+// backgroundColor takes the terminal's answer: a pair setting then picks
+// its light or dark theme.
+func (m *Model) backgroundColor(msg tea.BackgroundColorMsg) tea.Cmd {
+	appearance := "light"
+	if msg.IsDark() {
+		appearance = "dark"
+	}
+	if appearance == m.theme.appearance {
+		return nil
+	}
+	m.theme.appearance = appearance
+	if _, _, pair := theme.Pair(m.themeSetting()); !pair {
+		return nil
+	}
+	if note := m.applyTheme(); note != "" {
+		m.addNotice(note)
+	}
+	return m.flush()
+}
+
+// chooseTheme applies a theme chosen in /settings (its JSON value).
+func (m *Model) chooseTheme(value string) {
+	var name string
+	if json.Unmarshal([]byte(value), &name) != nil {
+		return
+	}
+	m.theme.choice = name
+	if note := m.applyTheme(); note != "" {
+		m.addNotice(note)
+	}
+}
+
+// exportPalette is the theme's colours for /export's page; the system
+// theme's are the terminal's, unknown here, so its page keeps its own
+// light and dark colours.
+func (m *Model) exportPalette() *export.Palette {
+	t := m.theme.current
+	if t == nil || t.Name == theme.System {
+		return nil
+	}
+	p := t.Palette(m.theme.appearance)
+	return &p
+}
