@@ -82,7 +82,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		Themes:       func() *theme.Set { return th.set },
 		ThemeSetting: func() string { return th.setting(ls.world.loaded) },
 		Appearance:   theme.EnvAppearance(a.getenv),
-		MCP:    a.mcpHost(ctx, ls),
+		MCP:          a.mcpHost(ctx, ls),
 		Sessions: func() ([]ui.SessionInfo, error) {
 			return listSessions(a.sessionsDir(ls.world.loaded, r.sessionDir), 20)
 		},

@@ -29,11 +29,11 @@ type Palette struct {
 	Dark bool
 	// PageBg, CardBg, InfoBg are the page, the message cards and the
 	// information boxes (export.pageBg, cardBg, infoBg).
-	PageBg, CardBg, InfoBg string
+	PageBg, CardBg, InfoBg                                    string
 	Text, Muted, Dim, Accent, Border, Success, Error, Warning string
-	UserBg, UserText                                         string
-	ToolPendingBg, ToolSuccessBg, ToolErrorBg                string
-	ToolTitle, ToolOutput, ThinkingText, Code, CodeBlock     string
+	UserBg, UserText                                          string
+	ToolPendingBg, ToolSuccessBg, ToolErrorBg                 string
+	ToolTitle, ToolOutput, ThinkingText, Code, CodeBlock      string
 }
 
 // css returns the rules that recolour the page: they come after the
@@ -43,7 +43,9 @@ func (p *Palette) css() string {
 	if p.Dark {
 		scheme = "dark"
 	}
-	v := func(s string) string { return strings.NewReplacer("<", "", ">", "", ";", "", "{", "", "}", "").Replace(s) }
+	v := func(s string) string {
+		return strings.NewReplacer("<", "", ">", "", ";", "", "{", "", "}", "").Replace(s)
+	}
 	return fmt.Sprintf(`:root{color-scheme:%s}
 body{background:%s;color:%s}
 .meta,.role{color:%s}.msg{background:%s;border-left-color:%s}
