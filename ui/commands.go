@@ -77,12 +77,7 @@ func (m *Model) cmdResume(string) tea.Cmd {
 	if !m.idle("/resume") {
 		return m.flush()
 	}
-	list, err := h.Sessions()
-	if err != nil || len(list) == 0 {
-		m.addNotice(fmt.Sprintf("no sessions to resume %v", errText(err)))
-		return m.flush()
-	}
-	m.dialog = resumeDialog(list)
+	m.openSessionPicker()
 	return nil
 }
 
@@ -361,6 +356,9 @@ func (m *Model) menuView() string {
 // dialogKey answers the open dialog.
 func (m *Model) dialogKey(s string) tea.Cmd {
 	d := m.dialog
+	if d.custom != nil {
+		return d.custom.key(m, s)
+	}
 	if d.input {
 		switch s {
 		case "enter":
@@ -448,9 +446,22 @@ type dialog struct {
 	// owner identifies the question an extension's dialog answers, so
 	// that it can be taken down when the question's deadline passes.
 	owner chan host.Answer
+	// custom, when set, draws the dialog and takes its keys (the
+	// session picker).
+	custom customDialog
+}
+
+// customDialog is a dialog with its own keys and drawing.
+type customDialog interface {
+	key(m *Model, s string) tea.Cmd
+	paste(text string)
+	view(width int, st render.Styles) string
 }
 
 func (d *dialog) view(width int, st render.Styles) string {
+	if d.custom != nil {
+		return d.custom.view(width, st)
+	}
 	var b strings.Builder
 	b.WriteString(st.Accent.Render("┃ ") + st.Title.Render(d.title))
 	if d.body != "" {
@@ -554,29 +565,6 @@ func joinChanges(c []string) string {
 		return ""
 	}
 	return "\n" + strings.Join(c, "\n")
-}
-
-func resumeDialog(list []SessionInfo) *dialog {
-	d := &dialog{title: "Resume which session?"}
-	for _, s := range list {
-		if len(d.options) == 9 {
-			break
-		}
-		d.options = append(d.options, option{key: fmt.Sprint(len(d.options) + 1), label: fmt.Sprintf("%s  %3d msgs  %s", s.Modified, s.Messages, truncateTo(firstLine(s.First), 50))})
-	}
-	d.choose = func(m *Model, i int) tea.Cmd {
-		if i < 0 {
-			return m.sendInitial()
-		}
-		if err := m.host.OpenSession(list[i].Path); err != nil {
-			m.addNotice("✗ " + err.Error())
-			return m.flush()
-		}
-		m.addNotice("resumed " + list[i].Path)
-		m.showHistory(m.rt.Messages())
-		return tea.Batch(m.flush(), m.sendInitial())
-	}
-	return d
 }
 
 func modelDialog(list []string) *dialog {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/piwasm/pi/core/permission"
@@ -39,14 +40,19 @@ type Host struct {
 	Themes       func() *theme.Set
 	ThemeSetting func() string
 	Appearance   string
-	// PickSession opens the /resume picker first (pi -r).
-	PickSession bool
 
 	// Reload re-reads context files, SYSTEM/APPEND files, skills,
 	// templates, settings and extensions and says what changed.
 	Reload func() (changes []string, err error)
-	// Sessions lists this directory's sessions, newest first.
-	Sessions func() ([]SessionInfo, error)
+	// Sessions lists this directory's sessions (every directory's when
+	// all), latest activity first, for /resume's picker; SessionText is a
+	// session's message text, which its search reads once a query needs
+	// it. RenameSession names a session file (a session_info entry);
+	// DeleteSession removes one (trashed: moved to the trash instead).
+	Sessions      func(all bool) ([]SessionInfo, error)
+	SessionText   func(path string) string
+	RenameSession func(path, name string) error
+	DeleteSession func(path string) (trashed bool, err error)
 	// NewSession starts a new session file and switches to it.
 	NewSession func() error
 	// OpenSession switches to a session file.
@@ -119,8 +125,11 @@ type Host struct {
 
 // SessionInfo is one session file for the /resume picker.
 type SessionInfo struct {
-	Path     string
-	Modified string
+	Path, ID, Cwd, Name string
+	// Parent is the session this one was forked from (its file).
+	Parent string
+	// Modified is the time of the latest message.
+	Modified time.Time
 	// First is the first user message (what the session was about).
 	First    string
 	Messages int

@@ -171,13 +171,6 @@ func New(h Host) *Model {
 		news := h.WhatsNew
 		m.addBlock(func(w int, _ bool) string { return m.md.Render(news) })
 	}
-	if h.PickSession && h.Sessions != nil && h.OpenSession != nil {
-		if list, err := h.Sessions(); err == nil && len(list) > 0 {
-			m.dialog = resumeDialog(list)
-		} else {
-			m.addNotice("no earlier session to resume here")
-		}
-	}
 	if h.Trust != nil {
 		m.dialog = trustDialog(h.TrustDir)
 	}
@@ -287,6 +280,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.quitting = true
 		return m, tea.Quit
 	case tea.PasteMsg:
+		if m.dialog != nil && m.dialog.custom != nil {
+			m.dialog.custom.paste(msg.Content)
+			return m, nil
+		}
 		if m.dialog != nil && m.dialog.input {
 			m.dialog.typed = append(m.dialog.typed, []rune(strings.TrimRight(msg.Content, "\r\n"))...)
 			return m, nil

@@ -5,11 +5,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/atotto/clipboard"
@@ -30,6 +28,22 @@ import (
 
 // runUI opens the interactive session; inputs are sent first.
 func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []session.Input) error {
+	if r.resume {
+		// pi -r: the picker comes before the session, which then runs in
+		// the chosen session's directory.
+		path, cwd, err := a.pickAtStart(ctx, c, r)
+		if err != nil {
+			return err
+		}
+		if path == "" {
+			fmt.Fprintln(a.stdout, "No session selected")
+			return nil
+		}
+		r.resume, r.sessionFile = false, path
+		if cwd != "" {
+			c.cwd = cwd
+		}
+	}
 	q := &ui.Questions{}
 	c.extUI = q.ExtensionUI()
 	c.notice = q.Notice
@@ -67,7 +81,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	printDiagnostics(&notes, diags)
 	h := ui.Host{
 		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs, Notices: strings.TrimSpace(notes.String()),
-		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", PickSession: r.resume,
+		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "",
 		Summarizer: branchSummarizer(ls), SkipSummaryPrompt: branchSettings(ls).SkipPrompt,
 		DoubleEscape: l.Values.String("doubleEscapeAction"), TreeFilter: l.Values.String("treeFilterMode"),
 		Reload: func() ([]string, error) {
@@ -83,9 +97,6 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		ThemeSetting: func() string { return th.setting(ls.world.loaded) },
 		Appearance:   theme.EnvAppearance(a.getenv),
 		MCP:          a.mcpHost(ctx, ls),
-		Sessions: func() ([]ui.SessionInfo, error) {
-			return listSessions(a.sessionsDir(ls.world.loaded, r.sessionDir), 20)
-		},
 		NewSession: func() error {
 			return ls.rt.Replace(ctx, runtime.ReplaceNew, "", func() (*session.Transcript, error) {
 				return a.freshTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), ls.world.loaded.Cwd, r.noSession)
@@ -214,6 +225,10 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 			return out, nil
 		},
 	}
+	picker := a.pickerHost(l, a.sessionsDir(l, r.sessionDir), func() (string, *session.Transcript) {
+		return ls.rt.State().SessionFile, ls.rt.Transcript()
+	})
+	h.Sessions, h.SessionText, h.RenameSession, h.DeleteSession = picker.Sessions, picker.SessionText, picker.RenameSession, picker.DeleteSession
 	if v := l.Values; v != nil {
 		h.ExternalEditor = v.String("externalEditor")
 		h.HideThinking = v.Bool("hideThinkingBlock")
@@ -339,51 +354,4 @@ func countChange(what string, before, after int) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s: %d → %d", what, before, after)}
-}
-
-// listSessions lists the sessions in dir (cwd's), newest first, at most n.
-func listSessions(dir string, n int) ([]ui.SessionInfo, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(names)))
-	var out []ui.SessionInfo
-	for _, name := range names {
-		if len(out) == n {
-			break
-		}
-		p := filepath.Join(dir, name)
-		tr, err := session.Load(p)
-		if err != nil {
-			continue
-		}
-		info := ui.SessionInfo{Path: p}
-		if fi, err := os.Stat(p); err == nil {
-			info.Modified = fi.ModTime().Format("2006-01-02 15:04")
-		}
-		branch, err := tr.FullBranch()
-		if err != nil {
-			continue
-		}
-		for _, e := range branch {
-			if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role != "system" {
-				info.Messages++
-				if info.First == "" && e.Message.Role == "user" {
-					info.First = e.Message.Content.Text()
-				}
-			}
-		}
-		out = append(out, info)
-	}
-	return out, nil
 }

@@ -281,7 +281,7 @@ func TestInteractiveFollowUpAndCommands(t *testing.T) {
 	}
 
 	tm.typeLine("/resume")
-	tm.waitFor("Resume which session?")
+	tm.waitFor("Resume Session (Current Folder)")
 	time.Sleep(100 * time.Millisecond)
 	tm.press("\x1b")
 	// A lone ESC needs a pause before the next key, or the terminal
