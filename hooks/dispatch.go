@@ -22,6 +22,33 @@ type Dispatcher struct {
 	// dispatcher's life: a skipped failure keeps it (see BeforeAgentStart).
 	lastStart    map[string]abi.BeforeAgentStartResult
 	lastAssemble map[string][]abi.Op
+	// onFailure hears of each skipped failure as it happens.
+	onFailure func(Failure)
+}
+
+// Failure is one failure of a handler that the dispatcher skipped (its
+// policy is skip): the handler's name, the hook and the cause.
+type Failure struct {
+	Extension string
+	Hook      string
+	Err       error
+}
+
+// SetOnFailure sets fn to hear of every failure the dispatcher skips, as
+// it is recorded (nil: none), so a front end can report it at once (RPC
+// mode's extension_error). fn may be called from several goroutines (tool
+// hooks of parallel calls) and must not call back into the dispatcher.
+func (d *Dispatcher) SetOnFailure(fn func(Failure)) { d.onFailure = fn }
+
+// record adds a skipped failure's diagnostic and tells onFailure.
+func (d *Dispatcher) record(h Handler, hook string, err error, msg string) {
+	d.mu.Lock()
+	d.diagnostics = append(d.diagnostics, diag.Diagnostic{Kind: "error", Extension: h.Name(), Message: msg})
+	fn := d.onFailure
+	d.mu.Unlock()
+	if fn != nil {
+		fn(Failure{Extension: h.Name(), Hook: hook, Err: err})
+	}
 }
 
 // Command is a registered slash command. Name is what the user types: the
@@ -82,13 +109,7 @@ func (d *Dispatcher) fail(h Handler, hook string, err error) error {
 	if h.FailurePolicy() == PolicyAbort {
 		return &AbortError{Extension: h.Name(), Hook: hook, Err: err}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.diagnostics = append(d.diagnostics, diag.Diagnostic{
-		Kind:      "error",
-		Extension: h.Name(),
-		Message:   fmt.Sprintf("extension %s failed in %s and was skipped: %v", h.Name(), hook, err),
-	})
+	d.record(h, hook, err, fmt.Sprintf("extension %s failed in %s and was skipped: %v", h.Name(), hook, err))
 	return nil
 }
 

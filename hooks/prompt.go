@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/prompt"
 )
 
@@ -135,11 +134,7 @@ func (d *Dispatcher) rememberStart(h Handler, res abi.BeforeAgentStartResult) {
 // keptLast records that a failed skip handler's last good result was used
 // instead of dropping what it contributes.
 func (d *Dispatcher) keptLast(h Handler, hook string, err error) {
-	d.diagnostics = append(d.diagnostics, diag.Diagnostic{
-		Kind:      "error",
-		Extension: h.Name(),
-		Message:   fmt.Sprintf("extension %s failed in %s: %v; its last good result in this run is kept", h.Name(), hook, err),
-	})
+	d.record(h, hook, err, fmt.Sprintf("extension %s failed in %s: %v; its last good result in this run is kept", h.Name(), hook, err))
 }
 
 // optionsView renders the options once so a handler can see the prompt so

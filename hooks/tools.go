@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/core/diag"
 )
 
 // ToolHandler is implemented by handlers that take part in the agent loop.
@@ -262,13 +261,7 @@ func (d *Dispatcher) AgentEnd(ctx context.Context, ev abi.AgentEndEvent) {
 }
 
 func (d *Dispatcher) observeFailed(h Handler, hook string, err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.diagnostics = append(d.diagnostics, diag.Diagnostic{
-		Kind:      "error",
-		Extension: h.Name(),
-		Message:   fmt.Sprintf("extension %s failed in %s: %v", h.Name(), hook, err),
-	})
+	d.record(h, hook, err, fmt.Sprintf("extension %s failed in %s: %v", h.Name(), hook, err))
 }
 
 // HasToolHooks reports whether any handler declares tool_call or

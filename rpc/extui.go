@@ -73,3 +73,19 @@ func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
 		return a
 	}
 }
+
+// extensionError is the established harness's extension_error record.
+type extensionError struct {
+	Type          string `json:"type"`
+	ExtensionPath string `json:"extensionPath"`
+	Event         string `json:"event"`
+	Error         string `json:"error"`
+}
+
+// ExtensionError reports an extension's failure that pi skipped (its
+// failure policy is skip) as an extension_error record: the extension's
+// package directory, the hook that failed and the cause. It is told in
+// addition to the diagnostics, as the failure happens.
+func (s *Server) ExtensionError(path, hook, msg string) {
+	s.out.emit(extensionError{Type: "extension_error", ExtensionPath: path, Event: hook, Error: msg})
+}

@@ -116,6 +116,13 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		handlers[i] = host.Handler(x, store)
 	}
 	env.dispatcher = hooks.New(handlers)
+	if report := c.extError; report != nil {
+		dirs := make(map[string]string, len(exts))
+		for _, x := range exts {
+			dirs[x.Name()] = x.Dir()
+		}
+		env.dispatcher.SetOnFailure(func(f hooks.Failure) { report(dirs[f.Extension], f.Hook, f.Err.Error()) })
+	}
 	return env, nil
 }
 

@@ -23,6 +23,10 @@ type common struct {
 	// interactive and RPC modes; nil gives the default answers at once
 	// (print and JSON mode) and writes notifications to stderr.
 	extUI host.UI
+	// extError, when set, hears of each extension hook failure that is
+	// skipped, as it happens (RPC mode's extension_error): the package
+	// directory, the hook and the cause.
+	extError func(path, hook, msg string)
 	// notice, when set, shows extension hooks' warnings and (--verbose)
 	// log lines in the interactive session instead of on stderr, where
 	// they would tear the drawn screen (see app.warner).
