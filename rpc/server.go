@@ -269,7 +269,7 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 		list := []map[string]any{}
 		for _, m := range models {
 			if m.Listed {
-				list = append(list, map[string]any{"id": m.ID, "name": m.Name, "provider": m.Provider, "api": m.API, "contextWindow": m.ContextWindow, "maxTokens": m.MaxTokens, "reasoning": m.Reasoning})
+				list = append(list, modelJSON(m))
 			}
 		}
 		s.respond(c, map[string]any{"models": list}, err)
@@ -383,15 +383,41 @@ func (s *Server) state() map[string]any {
 	return data
 }
 
-// modelObject is the model as RPC clients see it (the fields pi knows of
-// the established harness's Model).
+// modelObject is the model as RPC clients see it: the established
+// harness's Model object (its input list, and its prices in dollars per
+// million tokens, zero when models.json gives none).
 func modelObject(r provider.Route) map[string]any {
-	name := r.Name
+	return modelJSON(provider.ModelInfo{Provider: r.Provider, ID: r.ModelID, Name: r.Name, API: r.API, BaseURL: r.BaseURL,
+		ContextWindow: r.ContextWindow, MaxTokens: r.MaxTokens, Reasoning: r.Reasoning, Images: !r.NoImages, Cost: r.Cost})
+}
+
+func modelJSON(m provider.ModelInfo) map[string]any {
+	name := m.Name
 	if name == "" {
-		name = r.ModelID
+		name = m.ID
 	}
-	return map[string]any{"id": r.ModelID, "name": name, "provider": r.Provider, "api": r.API, "baseUrl": r.BaseURL,
-		"reasoning": r.Reasoning, "contextWindow": r.ContextWindow, "maxTokens": r.MaxTokens}
+	input := []string{"text"}
+	if m.Images {
+		input = append(input, "image")
+	}
+	cost := map[string]any{"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0}
+	if c := m.Cost; c != nil {
+		cost = rates(c.Rates)
+		if len(c.Tiers) > 0 {
+			tiers := make([]map[string]any, len(c.Tiers))
+			for i, t := range c.Tiers {
+				tiers[i] = rates(t.Rates)
+				tiers[i]["inputTokensAbove"] = t.InputTokensAbove
+			}
+			cost["tiers"] = tiers
+		}
+	}
+	return map[string]any{"id": m.ID, "name": name, "provider": m.Provider, "api": m.API, "baseUrl": m.BaseURL,
+		"reasoning": m.Reasoning, "input": input, "cost": cost, "contextWindow": m.ContextWindow, "maxTokens": m.MaxTokens}
+}
+
+func rates(r provider.Rates) map[string]any {
+	return map[string]any{"input": r.Input, "output": r.Output, "cacheRead": r.CacheRead, "cacheWrite": r.CacheWrite}
 }
 
 // notify shows text to the client (fire and forget).

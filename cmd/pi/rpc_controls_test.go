@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -62,4 +64,32 @@ func TestRPCThinkingModelAndExport(t *testing.T) {
 		t.Errorf("the prompt did not use think-3 at low: %s", reqs)
 	}
 	rc.in.Close()
+}
+
+// get_available_models and set_model answer with the established
+// harness's whole Model object: what that harness answered for the same
+// models.json (its input list, and zero prices where models.json gives
+// none).
+func TestRPCModelObject(t *testing.T) {
+	c := newCLI(t)
+	const base = "http://127.0.0.1:9/v1"
+	writeFiles(t, c.agentDir, map[string]string{
+		"models.json": `{"providers":{"mock":{"baseUrl":"` + base + `","api":"openai-completions","apiKey":"k","models":[{"id":"m","contextWindow":10000},` +
+			`{"id":"n","input":["text","image"],"cost":{"input":1,"output":2,"cacheRead":0.1,"cacheWrite":1.25}}]}}}`,
+	})
+	m := `{"id":"m","name":"m","api":"openai-completions","provider":"mock","baseUrl":"` + base + `","reasoning":false,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":10000,"maxTokens":16384}`
+	n := `{"id":"n","name":"n","api":"openai-completions","provider":"mock","baseUrl":"` + base + `","reasoning":false,"input":["text","image"],"cost":{"input":1,"output":2,"cacheRead":0.1,"cacheWrite":1.25},"contextWindow":128000,"maxTokens":16384}`
+	var want struct{ list, set any }
+	if json.Unmarshal([]byte(`{"models":[`+m+`,`+n+`]}`), &want.list) != nil || json.Unmarshal([]byte(n), &want.set) != nil {
+		t.Fatal("bad expectation")
+	}
+	rc := startRPC(t, c, "--model", "mock/m", "--no-session")
+	rc.send(`{"id":"l","type":"get_available_models"}`)
+	if got := rc.response("l")["data"]; !reflect.DeepEqual(got, want.list) {
+		t.Errorf("get_available_models:\n%v\nwant\n%v", got, want.list)
+	}
+	rc.send(`{"id":"s","type":"set_model","provider":"mock","modelId":"n"}`)
+	if got := rc.response("s")["data"]; !reflect.DeepEqual(got, want.set) {
+		t.Errorf("set_model:\n%v\nwant\n%v", got, want.set)
+	}
 }

@@ -538,6 +538,10 @@ type ModelInfo struct {
 	MaxTokens     int
 	Reasoning     bool
 	Images        bool
+	// BaseURL is where requests go; Cost the model's prices (nil: none
+	// configured), as the RPC model object shows them.
+	BaseURL string
+	Cost    *ModelCost
 	// Listed is false for a model that is only a built-in provider's
 	// fallback (any id goes); Usable says whether its key resolves.
 	Listed bool
@@ -567,6 +571,7 @@ func (m *Models) All() []ModelInfo {
 				Provider: p.Name, ID: mc.ID, Name: eff.Name, API: firstNonEmpty(eff.API, m.providerAPI(p)),
 				ContextWindow: eff.ContextWindow, MaxTokens: eff.MaxTokens,
 				Reasoning: eff.Reasoning != nil && *eff.Reasoning, Images: contains(eff.Input, "image"),
+				BaseURL: m.baseURL(p, mc), Cost: eff.Cost.model(),
 				Listed: true, Usable: usable,
 			})
 		}
@@ -595,6 +600,12 @@ func (m *Models) providerNamed(name string) (ProviderConfig, bool) {
 		return ProviderConfig{Name: name}, true
 	}
 	return ProviderConfig{}, false
+}
+
+// baseURL is where a model's requests go, as route works it out (the
+// model's, the provider's, the built-in provider's).
+func (m *Models) baseURL(p ProviderConfig, mc ModelConfig) string {
+	return firstNonEmpty(mc.BaseURL, p.BaseURL, builtins()[p.Name].baseURL)
 }
 
 func (m *Models) providerAPI(p ProviderConfig) string {
@@ -743,7 +754,7 @@ func (m *Models) route(p ProviderConfig, mc ModelConfig, level, apiKey string) (
 	r := Route{
 		Provider:       p.Name,
 		ModelID:        mc.ID,
-		BaseURL:        firstNonEmpty(mc.BaseURL, p.BaseURL, b.baseURL),
+		BaseURL:        m.baseURL(p, mc),
 		API:            firstNonEmpty(mc.API, p.API, b.api),
 		Name:           eff.Name,
 		ContextWindow:  eff.ContextWindow,
