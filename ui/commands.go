@@ -324,17 +324,18 @@ func (m *Model) accept() {
 	}
 }
 
-// menuRows is how many completions show at once; the list scrolls with
-// the selection.
-const menuRows = 8
+// menuRows is how many completions show at once (autocompleteMaxVisible);
+// the list scrolls with the selection.
+func (m *Model) menuRows() int { return max(1, m.disp.AutocompleteMaxVisible) }
 
 func (m *Model) menuView() string {
 	var lines []string
 	from := 0
-	if m.menuSel >= menuRows {
-		from = m.menuSel - menuRows + 1
+	rows := m.menuRows()
+	if m.menuSel >= rows {
+		from = m.menuSel - rows + 1
 	}
-	to := min(len(m.menu), from+menuRows)
+	to := min(len(m.menu), from+rows)
 	for i := from; i < to; i++ {
 		it := m.menu[i]
 		mark := "  "
@@ -347,7 +348,7 @@ func (m *Model) menuView() string {
 		}
 		lines = append(lines, truncateTo(line, m.width+20))
 	}
-	if len(m.menu) > menuRows {
+	if len(m.menu) > rows {
 		lines = append(lines, m.st.Dim.Render(fmt.Sprintf("  (%d of %d, up/down for more)", m.menuSel+1, len(m.menu))))
 	}
 	return strings.Join(lines, "\n")

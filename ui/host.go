@@ -40,6 +40,8 @@ type Host struct {
 	Themes       func() *theme.Set
 	ThemeSetting func() string
 	Appearance   string
+	// Display is the layout (nil: DefaultDisplay).
+	Display *Display
 
 	// Reload re-reads context files, SYSTEM/APPEND files, skills,
 	// templates, settings and extensions and says what changed.

@@ -78,6 +78,7 @@ type Model struct {
 	width  int
 	height int
 	md     *render.Markdown
+	disp   Display
 
 	blocks   []*block
 	printed  int // blocks already in the scrollback (inline mode)
@@ -150,11 +151,14 @@ func New(h Host) *Model {
 	ed.MaxHeight = 8
 	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"))
 	ed.Focus()
-	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial}
+	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial, disp: DefaultDisplay()}
+	if h.Display != nil {
+		m.disp = *h.Display
+	}
 	m.theme.appearance = h.Appearance
 	themeNote := m.applyTheme()
-	m.md = m.st.NewMarkdown(m.width)
-	m.editor.SetWidth(m.width)
+	m.md = m.newMarkdown(m.width)
+	m.sizeEditor()
 	m.showHistory(h.Runtime.Messages())
 	if h.Notices != "" {
 		m.addNotice(h.Notices)
@@ -220,10 +224,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		if m.md.Width() != m.width {
-			m.md = m.st.NewMarkdown(m.width)
+			m.md = m.newMarkdown(m.width)
 			m.streamDirty = true
 		}
-		m.editor.SetWidth(m.width)
+		m.sizeEditor()
 		// What New put in the transcript (notices, a resumed session's
 		// history) goes to the scrollback once the width is known.
 		return m, m.flush()
@@ -658,7 +662,7 @@ func (m *Model) addMessage(msg prompt.Message) {
 				if w == m.md.Width() {
 					return render.Assistant(mm, m.md, m.st)
 				}
-				return render.Assistant(mm, m.st.NewMarkdown(w), m.st)
+				return render.Assistant(mm, m.newMarkdown(w), m.st)
 			})
 		}
 	case prompt.RoleToolResult:
@@ -675,7 +679,7 @@ func (m *Model) addNotice(text string) {
 }
 
 func (m *Model) addBlock(draw func(width int, expanded bool) string) {
-	m.blocks = append(m.blocks, &block{draw: draw})
+	m.blocks = append(m.blocks, &block{draw: m.padBlock(draw)})
 }
 
 // flush prints blocks not yet in the scrollback (inline mode).
@@ -704,7 +708,7 @@ func (m *Model) View() tea.View {
 		live = append(live, m.st.Thinking.Render("  thinking… "+truncateTo(termtext.Escape(strings.TrimSpace(m.thinking)), m.width-14)))
 	}
 	if m.streaming != nil && m.streamView != "" {
-		live = append(live, m.streamView)
+		live = append(live, m.live(m.streamView))
 	}
 	for _, t := range m.tools {
 		live = append(live, render.ToolCall(t.t, m.expanded, m.width, m.st))
@@ -768,7 +772,7 @@ func (m *Model) bottom() string {
 		for _, q := range m.followUp {
 			parts = append(parts, m.st.Dim.Render("  then ↳ "+termtext.Escape(firstLine(q))))
 		}
-		parts = append(parts, m.editor.View())
+		parts = append(parts, m.editorView())
 	}
 	parts = append(parts, m.footer())
 	return strings.Join(parts, "\n")

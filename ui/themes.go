@@ -53,7 +53,7 @@ func (m *Model) applyTheme() (note string) {
 	hide := m.st.HideThinking
 	m.st = render.FromTheme(t)
 	m.st.HideThinking = hide
-	m.md = m.st.NewMarkdown(m.width)
+	m.md = m.newMarkdown(m.width)
 	for _, b := range m.blocks {
 		b.cache = ""
 	}

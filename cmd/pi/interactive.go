@@ -229,6 +229,8 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		return ls.rt.State().SessionFile, ls.rt.Transcript()
 	})
 	h.Sessions, h.SessionText, h.RenameSession, h.DeleteSession = picker.Sessions, picker.SessionText, picker.RenameSession, picker.DeleteSession
+	disp := ui.DisplayFrom(l.Values)
+	h.Display = &disp
 	if v := l.Values; v != nil {
 		h.ExternalEditor = v.String("externalEditor")
 		h.HideThinking = v.Bool("hideThinkingBlock")

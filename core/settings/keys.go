@@ -114,6 +114,11 @@ type Key struct {
 	Status  Status
 	Note    string
 	Check   func(json.RawMessage) error
+	// Clamp, when set, is the range [min, max] of a number key: a number
+	// outside it, or with a fraction, is reported and the whole number
+	// nearest to it within the range is used, as the established harness
+	// clamps (editorPaddingX 7 draws as 3). Enum strings pass untouched.
+	Clamp *[2]int
 }
 
 // Registry is a set of keys by name. A name with dots is nested: every
@@ -249,6 +254,20 @@ func EditDistance(a, b string) int {
 		rows[0], rows[1], rows[2] = prev, cur, pp
 	}
 	return rows[1][len(rb)]
+}
+
+// clamp returns raw brought into k.Clamp (rounded down, then limited),
+// and whether that changed it.
+func (k Key) clamp(raw json.RawMessage) (json.RawMessage, bool) {
+	var f float64
+	if k.Clamp == nil || json.Unmarshal(raw, &f) != nil {
+		return raw, false
+	}
+	n := min(max(math.Floor(f), float64(k.Clamp[0])), float64(k.Clamp[1]))
+	if n == f {
+		return raw, false
+	}
+	return json.RawMessage(fmt.Sprintf("%d", int(n))), true
 }
 
 // validate checks raw against k and returns a message for the user, or "".

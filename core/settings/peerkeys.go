@@ -67,15 +67,15 @@ func peerKeys() []Key {
 
 		// Terminal and display.
 		{Name: "theme", Kind: String, Default: `"system"`, Status: Applied, Note: "the interactive session's and /export's colours: a theme's name or LIGHT/DARK (core/theme)"},
-		{Name: "quietStartup", Kind: Bool, Enum: []string{"header"}, Default: "false"},
+		{Name: "quietStartup", Kind: Bool, Enum: []string{"header"}, Default: "false", Note: "pi's start-up header is already one line"},
 		{Name: "tuiMode", Kind: String, Enum: []string{"regular", "fullscreen"}, Default: `"fullscreen"`},
 		{Name: "fullscreenExitOutput", Kind: String, Enum: []string{"transcript", "resume-hint"}, Default: `"transcript"`, Status: NotApplicable, Note: noFull},
 		{Name: "fullscreenScrollbar", Kind: String, Enum: []string{"auto", "always", "hidden"}, Default: `"auto"`, Status: NotApplicable, Note: noFull},
 		{Name: "fullscreenCopyOnSelect", Kind: Bool, Default: "true", Status: NotApplicable, Note: noFull},
-		{Name: "fullscreenWheelScrollLines", Kind: Int, Enum: []string{"auto"}, Default: `"auto"`, Status: NotApplicable, Note: noFull},
-		{Name: "editorPaddingX", Kind: Int, Default: "0", Note: "pi's editor has no padding control"},
-		{Name: "outputPad", Kind: Int, Default: "1", Note: "pi's transcript has no padding control"},
-		{Name: "autocompleteMaxVisible", Kind: Int, Default: "5", Note: "pi's completion list has a fixed size"},
+		{Name: "fullscreenWheelScrollLines", Kind: Number, Enum: []string{"auto"}, Default: `"auto"`, Status: NotApplicable, Note: noFull, Clamp: &[2]int{1, 100}},
+		{Name: "editorPaddingX", Kind: Number, Default: "0", Status: Applied, Clamp: &[2]int{0, 3}},
+		{Name: "outputPad", Kind: Int, Default: "1", Status: Applied, Check: checkOutputPad},
+		{Name: "autocompleteMaxVisible", Kind: Number, Default: "5", Status: Applied, Clamp: &[2]int{3, 20}},
 		{Name: "showHardwareCursor", Kind: Bool, Default: "false", Note: "pi always uses the terminal's cursor"},
 		{Name: "terminal.showImages", Kind: Bool, Default: "true", Note: "pi does not draw images in the terminal"},
 		{Name: "terminal.imageWidthCells", Kind: Int, Default: "60", Note: "pi does not draw images in the terminal"},
@@ -86,8 +86,10 @@ func peerKeys() []Key {
 		{Name: "terminal.trueColor", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`},
 		{Name: "images.autoResize", Kind: Bool, Default: "true", Status: Applied},
 		{Name: "images.blockImages", Kind: Bool, Default: "false", Status: Applied},
-		{Name: "markdown.codeBlockIndent", Kind: String, Default: `"  "`},
-		{Name: "markdown.mermaid", Kind: String, Enum: []string{"off", "final", "streaming"}, Default: `"streaming"`, Note: "pi does not render mermaid diagrams"},
+		{Name: "markdown.codeBlockIndent", Kind: String, Default: `"  "`, Status: Applied},
+		// pi draws every value as "off" does (the diagram's source as a
+		// code block): no Go library renders mermaid to terminal text.
+		{Name: "markdown.mermaid", Kind: String, Enum: []string{"off", "final", "streaming"}, Default: `"streaming"`, Status: Applied},
 
 		// Network and retries.
 		{Name: "transport", Kind: String, Enum: []string{"auto", "sse", "websocket", "websocket-cached"}, Default: `"auto"`, Note: "pi speaks SSE only"},
@@ -137,6 +139,14 @@ func checkLevels(raw json.RawMessage) error {
 		if json.Unmarshal(v, &level) != nil || !slices.Contains(thinkingLevels, level) {
 			return fmt.Errorf("must map provider/modelId to one of %s (%q does not)", quoteList(thinkingLevels), name)
 		}
+	}
+	return nil
+}
+
+// checkOutputPad checks outputPad: 0 or 1 columns.
+func checkOutputPad(raw json.RawMessage) error {
+	if s := string(raw); s != "0" && s != "1" {
+		return fmt.Errorf("must be 0 or 1")
 	}
 	return nil
 }

@@ -130,6 +130,10 @@ func (p *parser) object(prefix string, members map[string]json.RawMessage, from 
 			p.add(KindInvalid, line, "%s %s%s", name, msg, def)
 			continue
 		}
+		if c, changed := k.clamp(raw); changed {
+			p.add(KindInvalid, line, "%s must be a whole number from %d to %d; %s applies", name, k.Clamp[0], k.Clamp[1], c)
+			raw = c
+		}
 		if k.Scope == GlobalOnly && p.l.Scope == FileProject {
 			p.add(KindIgnored, line, "%s can only be set in the agent dir's settings.json; ignored here", name)
 			continue

@@ -250,3 +250,49 @@ func BenchmarkBuiltin(b *testing.B) {
 		Builtin()
 	}
 }
+
+// The display keys with a range are clamped as the established harness
+// clamps them, and each value brought into range is reported with its key.
+func TestDisplayKeysClampAndReport(t *testing.T) {
+	data := `{
+  "editorPaddingX": 7,
+  "autocompleteMaxVisible": 1.5,
+  "fullscreenWheelScrollLines": 250,
+  "outputPad": 2,
+  "markdown": {"codeBlockIndent": "> ", "mermaid": "off"}
+}`
+	l, ds := Parse(Builtin(), "/a/settings.json", FileGlobal, []byte(data))
+	s := New(Builtin(), l)
+	for name, want := range map[string]int64{"editorPaddingX": 3, "autocompleteMaxVisible": 3, "fullscreenWheelScrollLines": 100, "outputPad": 1} {
+		if got, ok := s.Int(name); !ok || got != want {
+			t.Errorf("%s = %d (%v), want %d", name, got, ok, want)
+		}
+	}
+	if s.String("markdown.codeBlockIndent") != "> " || s.String("markdown.mermaid") != "off" {
+		t.Errorf("codeBlockIndent %q, mermaid %q", s.String("markdown.codeBlockIndent"), s.String("markdown.mermaid"))
+	}
+	var msgs []string
+	for _, d := range ds {
+		if d.Kind != KindInvalid {
+			t.Errorf("unexpected %s: %s", d.Kind, d.Message)
+			continue
+		}
+		msgs = append(msgs, d.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{
+		"editorPaddingX must be a whole number from 0 to 3; 3 applies",
+		"autocompleteMaxVisible must be a whole number from 3 to 20; 3 applies",
+		"fullscreenWheelScrollLines must be a whole number from 1 to 100; 100 applies",
+		"outputPad must be 0 or 1; the default 1 applies",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no report %q in:\n%s", want, all)
+		}
+	}
+	// In range: nothing to report, "auto" untouched.
+	_, ds = Parse(Builtin(), "/a/settings.json", FileGlobal, []byte(`{"editorPaddingX": 2, "autocompleteMaxVisible": 20, "fullscreenWheelScrollLines": "auto", "outputPad": 0}`))
+	if len(ds) != 0 {
+		t.Errorf("values in range reported: %v", ds)
+	}
+}

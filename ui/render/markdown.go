@@ -5,6 +5,7 @@ import (
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/ansi"
+	"charm.land/glamour/v2/styles"
 	"github.com/piwasm/pi/core/termtext"
 )
 
@@ -17,6 +18,11 @@ type Markdown struct {
 	// of the standard style.
 	config *ansi.StyleConfig
 	r      *glamour.TermRenderer
+	// codeIndent is markdown.codeBlockIndent; custom is set when it is not
+	// glamour's own margin, and code renders code blocks for it.
+	codeIndent string
+	custom     bool
+	code       *glamour.TermRenderer
 }
 
 // NewMarkdown returns a renderer wrapping at width columns.
@@ -37,24 +43,61 @@ func (m *Markdown) Render(text string) string {
 	if text == "" {
 		return ""
 	}
-	if m.r == nil {
-		opts := []glamour.TermRendererOption{glamour.WithStandardStyle(m.style), glamour.WithWordWrap(m.width - 2)}
-		if m.config != nil {
-			// A theme's colours are exact; the terminal's profile reduces
-			// them (chroma's default formatter would round to 256 first).
-			opts = append(opts, glamour.WithStyles(*m.config), glamour.WithChromaFormatter("terminal16m"))
-		}
-		r, err := glamour.NewTermRenderer(opts...)
+	if m.custom {
+		out, err := m.renderCustom(text)
 		if err != nil {
 			return wrap(text, m.width)
 		}
-		m.r = r
+		return out
 	}
-	out, err := m.r.Render(text)
+	r, err := m.renderer()
+	if err != nil {
+		return wrap(text, m.width)
+	}
+	out, err := r.Render(text)
 	if err != nil {
 		return wrap(text, m.width)
 	}
 	return trimBlank(out)
+}
+
+// renderer is the glamour renderer of the width, built once.
+func (m *Markdown) renderer() (*glamour.TermRenderer, error) {
+	if m.r == nil {
+		r, err := glamour.NewTermRenderer(m.options(m.width-2, nil)...)
+		if err != nil {
+			return nil, err
+		}
+		m.r = r
+	}
+	return m.r, nil
+}
+
+// options are the renderer's options for a wrapping width; adjust, when
+// set, changes a copy of the style first.
+func (m *Markdown) options(wrap int, adjust func(*ansi.StyleConfig)) []glamour.TermRendererOption {
+	if m.config == nil && adjust == nil {
+		return []glamour.TermRendererOption{glamour.WithStandardStyle(m.style), glamour.WithWordWrap(wrap)}
+	}
+	var c ansi.StyleConfig
+	switch cfg, ok := styles.DefaultStyles[m.style]; {
+	case m.config != nil:
+		c = *m.config
+	case ok:
+		c = *cfg
+	default:
+		c = styles.NoTTYStyleConfig
+	}
+	if adjust != nil {
+		adjust(&c)
+	}
+	opts := []glamour.TermRendererOption{glamour.WithStyles(c), glamour.WithWordWrap(wrap)}
+	if m.config != nil {
+		// A theme's colours are exact; the terminal's profile reduces
+		// them (chroma's default formatter would round to 256 first).
+		opts = append(opts, glamour.WithChromaFormatter("terminal16m"))
+	}
+	return opts
 }
 
 // trimBlank drops the blank lines glamour puts around a document and the
