@@ -233,6 +233,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.flush()
 	case tea.BackgroundColorMsg:
 		return m, m.backgroundColor(msg)
+	case tea.ColorProfileMsg:
+		m.theme.profile = msg.Profile
+		return m, nil
 	case eventsMsg:
 		cmd := m.events(msg)
 		return m, tea.Batch(cmd, m.flush())
@@ -694,7 +697,7 @@ func (m *Model) flush() tea.Cmd {
 	// Printed blocks live in the terminal's scrollback now: keeping them
 	// would only grow the heap of a long session.
 	m.blocks, m.printed = nil, 0
-	return tea.Println(strings.Join(parts, "\n"))
+	return tea.Println(m.downsample(strings.Join(parts, "\n")))
 }
 
 // View draws the live part: in inline mode what is not yet in the

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"encoding/json"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/piwasm/pi/core/export"
 	"github.com/piwasm/pi/core/theme"
 	"github.com/piwasm/pi/ui/render"
@@ -16,6 +18,26 @@ type themeState struct {
 	current    *theme.Theme
 	appearance string
 	choice     string
+	// profile is the terminal's colour profile as Bubble Tea detected it
+	// (Unknown until it says).
+	profile colorprofile.Profile
+}
+
+// downsample reduces the colours of text printed above the session (the
+// scrollback in inline mode) to the terminal's profile: Bubble Tea does
+// so for what it draws, but writes printed lines as they are, and a
+// theme's true colours would reach a 256-colour terminal unchanged.
+func (m *Model) downsample(s string) string {
+	p := m.theme.profile
+	if p == colorprofile.Unknown || p == colorprofile.TrueColor || p <= colorprofile.NoTTY {
+		return s
+	}
+	var b strings.Builder
+	w := &colorprofile.Writer{Forward: &b, Profile: p}
+	if _, err := w.WriteString(s); err != nil {
+		return s
+	}
+	return b.String()
 }
 
 // themeSetting is the theme asked for: /settings' choice this session,
