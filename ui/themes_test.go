@@ -72,7 +72,10 @@ func TestThemeSettingAndTerminalBackground(t *testing.T) {
 		Settings: func() ([]Setting, error) {
 			return []Setting{{Name: "theme", Value: `"light/dark"`, Options: []string{`"system"`, `"dark"`, `"light"`, `"nope"`}, File: "settings.json"}}, nil
 		},
-		SetSetting: func(name, value string) (string, error) { saved = append(saved, name+"="+value); return "settings.json", nil },
+		SetSetting: func(name, value string) (string, error) {
+			saved = append(saved, name+"="+value)
+			return "settings.json", nil
+		},
 	})
 	if m.theme.current.Name != "dark" || m.themeInit() == nil {
 		t.Fatalf("light/dark on an unknown background: %s (and the terminal should be asked)", m.theme.current.Name)
