@@ -475,7 +475,7 @@ func (p *sessionPicker) view(width int, st render.Styles) string {
 	lines := []string{"", border, ""}
 	if p.renaming {
 		lines = append(lines, " "+st.Title.Render("Rename Session"), "", "> "+ansi.Truncate(string(p.renamed), width-3, "…"), "",
-			" "+st.Dim.Render("enter to save · escape/ctrl+c to cancel"), "", border)
+			" "+st.Muted.Render("enter to save · escape/ctrl+c to cancel"), "", border)
 		return strings.Join(lines, "\n")
 	}
 	lines = append(lines, p.header(width, st)...)
@@ -487,19 +487,19 @@ func (p *sessionPicker) view(width int, st render.Styles) string {
 
 func (p *sessionPicker) header(width int, st render.Styles) []string {
 	title := "Resume Session (Current Folder)"
-	scope := st.Accent.Render("◉ Current Folder") + st.Dim.Render(" | ○ All")
+	scope := st.Accent.Render("◉ Current Folder") + st.Muted.Render(" | ○ All")
 	if p.all {
 		title = "Resume Session (All)"
-		scope = st.Dim.Render("○ Current Folder | ") + st.Accent.Render("◉ All")
+		scope = st.Muted.Render("○ Current Folder | ") + st.Accent.Render("◉ All")
 	}
 	nameMode := "All"
 	if p.named {
 		nameMode = "Named"
 	}
-	right := ansi.Truncate(scope+"  "+st.Dim.Render("Name: ")+st.Accent.Render(nameMode)+"  "+st.Dim.Render("Sort: ")+st.Accent.Render(p.sort.String()), width, "")
+	right := ansi.Truncate(scope+"  "+st.Muted.Render("Name: ")+st.Accent.Render(nameMode)+"  "+st.Muted.Render("Sort: ")+st.Accent.Render(p.sort.String()), width, "")
 	left := ansi.Truncate(st.Title.Render(title), max(0, width-ansi.StringWidth(right)-1), "")
 	top := left + strings.Repeat(" ", max(0, width-ansi.StringWidth(left)-ansi.StringWidth(right))) + right
-	sep := st.Dim.Render(" · ")
+	sep := st.Muted.Render(" · ")
 	switch {
 	case p.confirm != "":
 		return []string{top, st.Error.Render(ansi.Truncate("Delete session? enter confirm · escape/ctrl+c cancel", width, "…")), ""}
@@ -514,7 +514,7 @@ func (p *sessionPicker) header(width int, st render.Styles) []string {
 	if p.showPath {
 		pathState = "(on)"
 	}
-	hint1 := "tab scope" + sep + st.Dim.Render(`re:<pattern> regex · "phrase" exact`)
+	hint1 := "tab scope" + sep + st.Muted.Render(`re:<pattern> regex · "phrase" exact`)
 	hints := []string{"ctrl+s sort", "ctrl+n named", "ctrl+d delete", "ctrl+p path " + pathState}
 	if !p.startup {
 		hints = append(hints, "ctrl+r rename")
@@ -533,7 +533,7 @@ func (p *sessionPicker) list(width int, st render.Styles) []string {
 		case p.all:
 			msg = "  No sessions found"
 		}
-		return []string{st.Dim.Render(ansi.Truncate(msg, width, "…"))}
+		return []string{st.Muted.Render(ansi.Truncate(msg, width, "…"))}
 	}
 	start := max(0, min(p.sel-sessionRows/2, len(p.rows)-sessionRows))
 	end := min(start+sessionRows, len(p.rows))
@@ -583,6 +583,8 @@ func (p *sessionPicker) list(width int, st render.Styles) []string {
 			msg = st.Error.Render(msg)
 		case p.current != "" && filepath.Clean(s.Path) == filepath.Clean(p.current):
 			msg = st.Accent.Render(msg)
+		case s.Name != "":
+			msg = st.Warning.Render(msg)
 		}
 		if i == p.sel {
 			msg = st.Title.Render(msg)
@@ -596,7 +598,7 @@ func (p *sessionPicker) list(width int, st render.Styles) []string {
 		lines = append(lines, ansi.Truncate(left+strings.Repeat(" ", gap)+rs.Render(rightPart), width, "..."))
 	}
 	if start > 0 || end < len(p.rows) {
-		lines = append(lines, st.Dim.Render(ansi.Truncate(fmt.Sprintf("  (%d/%d)", p.sel+1, len(p.rows)), width, "")))
+		lines = append(lines, st.Muted.Render(ansi.Truncate(fmt.Sprintf("  (%d/%d)", p.sel+1, len(p.rows)), width, "")))
 	}
 	return lines
 }
