@@ -93,11 +93,11 @@ var optionGroups = []struct {
 	flags []string
 }{
 	{"Model and thinking", []string{"provider", "model", "models", "api-key", "thinking", "list-models", "max-tokens"}},
-	{"Output", []string{"print", "mode", "transcript", "pi-events", "dry-run", "fullscreen", "tui-mode", "offline", "timeout", "verbose", "version"}},
+	{"Output", []string{"print", "mode", "transcript", "pi-events", "dry-run", "fullscreen", "tui-mode", "use-theme", "offline", "timeout", "verbose", "version"}},
 	{"Sessions", []string{"continue", "resume", "session", "session-id", "session-dir", "fork", "no-session", "name", "export"}},
 	{"System prompt and context", []string{"system-prompt", "append-system-prompt", "no-context-files", "section", "cwd"}},
 	{"Tools", []string{"tools", "exclude-tools", "no-builtin-tools", "no-tools"}},
-	{"Resources and extensions", []string{"skill", "no-skills", "prompt-template", "no-prompt-templates", "no-expand", "extension", "no-extensions", "grant", "no-memo", "no-mcp"}},
+	{"Resources and extensions", []string{"skill", "no-skills", "prompt-template", "no-prompt-templates", "no-expand", "extension", "no-extensions", "theme", "no-themes", "grant", "no-memo", "no-mcp"}},
 	{"Trust and sandbox", []string{"approve", "no-approve", "sandbox", "sandbox-network"}},
 }
 

@@ -12,7 +12,7 @@ type themeFlags struct {
 }
 
 func (t *themeFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&t.paths, "theme", nil, "load a theme file or a directory of them (repeatable)")
-	fs.StringVar(&t.use, "use-theme", "", "the interactive session's theme for this run (a name or LIGHT/DARK), without saving it")
+	fs.StringArrayVar(&t.paths, "theme", nil, "load themes from PATH (a theme file or a directory of them); repeatable")
+	fs.StringVar(&t.use, "use-theme", "", "the interactive session's theme for this run, a `NAME` or LIGHT/DARK, without saving it")
 	fs.BoolVar(&t.noThemes, "no-themes", false, "load no discovered themes (the themes setting, .pi/themes, the agent dir's themes); --theme still loads")
 }
