@@ -182,8 +182,10 @@ func (m *Model) lastReply() string {
 }
 
 // cmdCopy puts the last reply on the clipboard: the system clipboard when
-// the host has one, and always OSC 52, which reaches the clipboard of the
-// terminal pi is shown in (over ssh too, where the terminal allows it).
+// the host has one, and OSC 52, which reaches the clipboard of the
+// terminal pi is shown in, when there is no system clipboard or the
+// session is remote (ssh, mosh, PI_CLIPBOARD_OSC52=1), as the established
+// harness does.
 func (m *Model) cmdCopy(string) tea.Cmd {
 	text := m.lastReply()
 	if text == "" {
@@ -193,6 +195,11 @@ func (m *Model) cmdCopy(string) tea.Cmd {
 	if m.host.Clipboard != nil {
 		if err := m.host.Clipboard(text); err == nil {
 			m.addNotice(fmt.Sprintf("copied the last reply (%d characters)", len([]rune(text))))
+			if !m.host.Terminal.ClipboardOSC52 {
+				return m.flush()
+			}
+			// A remote session's own clipboard is the client's: the
+			// terminal carries the text there.
 			return tea.Batch(m.flush(), tea.SetClipboard(text))
 		}
 	}

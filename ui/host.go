@@ -11,6 +11,7 @@ import (
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/theme"
+	"github.com/piwasm/pi/ui/termcaps"
 )
 
 // Host is what the session needs from the program that starts it: the
@@ -42,6 +43,8 @@ type Host struct {
 	Appearance   string
 	// Display is the layout (nil: DefaultDisplay).
 	Display *Display
+	// Terminal is what the terminal can do and the terminal.* settings.
+	Terminal termcaps.Terminal
 
 	// Reload re-reads context files, SYSTEM/APPEND files, skills,
 	// templates, settings and extensions and says what changed.
@@ -66,8 +69,8 @@ type Host struct {
 	// ScopedModels are the models ctrl+p cycles through (--models,
 	// enabledModels); empty means every configured model.
 	ScopedModels func() ([]string, error)
-	// Clipboard puts text on the system clipboard; /copy also sends it
-	// through the terminal (OSC 52) either way.
+	// Clipboard puts text on the system clipboard; /copy sends it through
+	// the terminal (OSC 52) when it fails or Terminal.ClipboardOSC52.
 	Clipboard func(text string) error
 	// ExternalEditor is the externalEditor setting (ctrl+g); $VISUAL and
 	// $EDITOR come after it.

@@ -67,6 +67,8 @@ func (b *block) view(width int, expanded bool) string {
 type liveTool struct {
 	id string
 	t  render.Tool
+	// pics are the result's images.
+	pics []picture
 }
 
 // Model is the session's Bubble Tea model.
@@ -131,6 +133,8 @@ type Model struct {
 	scoped []string
 	// send delivers a message from another goroutine (set by Run).
 	send func(tea.Msg)
+	// tstate is what is known of the terminal (ui/terminal.go).
+	tstate termState
 }
 
 // item is one completion candidate.
@@ -151,6 +155,7 @@ func New(h Host) *Model {
 	ed.MaxHeight = 8
 	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"))
 	ed.Focus()
+	ed.SetVirtualCursor(!h.Terminal.HardwareCursor)
 	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial, disp: DefaultDisplay()}
 	if h.Display != nil {
 		m.disp = *h.Display
@@ -184,9 +189,9 @@ func New(h Host) *Model {
 // Init sends the initial messages (unless the trust question comes first).
 func (m *Model) Init() tea.Cmd {
 	if m.dialog != nil {
-		return m.themeInit()
+		return tea.Batch(m.themeInit(), m.terminalInit())
 	}
-	return tea.Batch(m.themeInit(), m.sendInitial())
+	return tea.Batch(m.themeInit(), m.terminalInit(), m.sendInitial())
 }
 
 func (m *Model) sendInitial() tea.Cmd {
@@ -220,6 +225,9 @@ func (m *Model) show(d *dialog) {
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.terminalMsg(msg) {
+		return m, nil
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -534,6 +542,7 @@ func (m *Model) sent(s sentMsg) tea.Cmd {
 func (m *Model) events(evs []agent.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, e := range evs {
+		m.runEvent(e)
 		switch e.Type {
 		case agent.AgentStart:
 			m.working = true
@@ -575,13 +584,14 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 				t.t.Done, t.t.IsError, t.t.DurationMs = true, e.IsError, e.DurationMs
 				if e.Result != nil {
 					t.t.Output, t.t.Details = e.Result.Text(), e.Result.Details
+					t.pics = toolPictures(e.Result)
 				}
 			}
 			// Finished calls leave the live area in call order.
 			for len(m.tools) > 0 && m.tools[0].t.Done {
-				done := m.tools[0].t
+				done, pics := m.tools[0].t, m.tools[0].pics
 				m.tools = m.tools[1:]
-				m.addBlock(func(w int, x bool) string { return render.ToolCall(done, x, w, m.st) })
+				m.addBlock(m.withPictures(func(w int, x bool) string { return render.ToolCall(done, x, w, m.st) }, pics))
 			}
 		case agent.CompactionStart, agent.CompactionEnd, agent.SummarizationRetryScheduled,
 			agent.SummarizationRetryAttemptStart, agent.SummarizationRetryFinished:
@@ -624,7 +634,7 @@ func (m *Model) refreshStream(force bool) {
 	if !m.streamDirty || (!force && time.Since(m.lastStreamRun) < streamEvery) {
 		return
 	}
-	m.streamView = m.md.Render(m.streamText.String())
+	m.streamView = m.forTerminal(m.md.Render(m.streamText.String()))
 	m.streamDirty = false
 	m.lastStreamRun = time.Now()
 }
@@ -657,7 +667,7 @@ func (m *Model) addMessage(msg prompt.Message) {
 	switch msg.Role {
 	case "user":
 		text := msg.Content.Text()
-		m.addBlock(func(w int, _ bool) string { return render.UserLine(text, w, m.st) })
+		m.addBlock(m.withPictures(func(w int, _ bool) string { return render.UserLine(text, w, m.st) }, messagePictures(msg.Content)))
 	case "assistant":
 		mm := msg
 		if hasVisible(mm) {
@@ -672,7 +682,7 @@ func (m *Model) addMessage(msg prompt.Message) {
 		// Drawn from the tool events; a resumed session draws it here.
 		if m.streaming == nil && len(m.tools) == 0 && !m.working {
 			t := render.Tool{Name: msg.ToolName, Output: msg.Content.Text(), Details: msg.Details, Done: true, IsError: msg.Failed(), DurationMs: render.Unknown}
-			m.addBlock(func(w int, x bool) string { return render.ToolCall(t, x, w, m.st) })
+			m.addBlock(m.withPictures(func(w int, x bool) string { return render.ToolCall(t, x, w, m.st) }, messagePictures(msg.Content)))
 		}
 	}
 }
@@ -682,7 +692,7 @@ func (m *Model) addNotice(text string) {
 }
 
 func (m *Model) addBlock(draw func(width int, expanded bool) string) {
-	m.blocks = append(m.blocks, &block{draw: m.padBlock(draw)})
+	m.blocks = append(m.blocks, &block{draw: m.padBlock(func(w int, x bool) string { return m.forTerminal(draw(w, x)) })})
 }
 
 // flush prints blocks not yet in the scrollback (inline mode).
@@ -730,6 +740,7 @@ func (m *Model) View() tea.View {
 		content += bottom
 	}
 	v := tea.NewView(content)
+	m.decorate(&v, content)
 	v.AltScreen = m.host.FullScreen
 	v.WindowTitle = "pi — " + filepath.Base(m.host.Cwd)
 	return v

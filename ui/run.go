@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"io"
+	"os"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/piwasm/pi/core/agent"
 )
 
@@ -13,7 +15,10 @@ import (
 // q, when not nil, is the Asker the session's permission gate was given.
 func Run(ctx context.Context, h Host, q *Questions, in io.Reader, out io.Writer) error {
 	m := New(h)
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
+	// The colour profile Bubble Tea would detect, raised to true colour or
+	// held at 256 colours as terminal.trueColor / PI_TRUE_COLOR say.
+	profile := h.Terminal.Profile(colorprofile.Detect(out, os.Environ()))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithColorProfile(profile))
 	m.send = p.Send
 	if q != nil {
 		q.attach(p.Send)

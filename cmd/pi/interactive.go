@@ -81,7 +81,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	printDiagnostics(&notes, diags)
 	h := ui.Host{
 		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs, Notices: strings.TrimSpace(notes.String()),
-		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "",
+		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", Terminal: a.terminal(l.Values),
 		Summarizer: branchSummarizer(ls), SkipSummaryPrompt: branchSettings(ls).SkipPrompt,
 		DoubleEscape: l.Values.String("doubleEscapeAction"), TreeFilter: l.Values.String("treeFilterMode"),
 		Reload: func() ([]string, error) {

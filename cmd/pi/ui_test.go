@@ -29,6 +29,9 @@ type terminal struct {
 	emu *vt.Emulator
 	cmd *exec.Cmd
 	out chan struct{}
+	// raw is every byte pi wrote, for sequences the emulator does not keep
+	// (images, hyperlinks, progress); guarded by mu.
+	raw []byte
 }
 
 const termCols, termRows = 100, 40
@@ -64,6 +67,7 @@ func startTerminalExe(t *testing.T, c *cli, dir, exe string, env []string, args 
 			if n > 0 {
 				tm.mu.Lock()
 				tm.emu.Write(buf[:n])
+				tm.raw = append(tm.raw, buf[:n]...)
 				tm.mu.Unlock()
 			}
 			if err != nil {

@@ -1,0 +1,164 @@
+package ui
+
+import (
+	"encoding/base64"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/prompt"
+	"github.com/piwasm/pi/core/tool"
+	"github.com/piwasm/pi/ui/termcaps"
+)
+
+// termState is what the session learns about its terminal while it runs.
+type termState struct {
+	// statusOK: the terminal answered the OSC 7501 support query.
+	statusOK bool
+	// runEnd is how the last run ended, for the program status: "" (none
+	// yet, or aborted: idle), "done" or "error"; runErr is the error's
+	// first line.
+	runEnd, runErr string
+}
+
+// picture is an image to draw inline below a transcript block.
+type picture struct{ data, mime string }
+
+// terminalMsg handles the messages about the terminal itself.
+func (m *Model) terminalMsg(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.ProgramStatusSupportMsg:
+		m.tstate.statusOK = true
+		return true
+	}
+	return false
+}
+
+// terminalInit asks the terminal whether it takes program status reports
+// (unless PI_PROGRAM_STATUS decided).
+func (m *Model) terminalInit() tea.Cmd {
+	if m.host.Terminal.ProgramStatus == termcaps.StatusAsk {
+		return tea.RequestProgramStatusSupport
+	}
+	return nil
+}
+
+// runEvent follows a run for the program status.
+func (m *Model) runEvent(e agent.Event) {
+	switch e.Type {
+	case agent.AgentStart:
+		m.tstate.runEnd, m.tstate.runErr = "", ""
+	case agent.MessageEnd:
+		if e.Message != nil && e.Message.Role == "assistant" && e.Message.StopReason == "error" {
+			m.tstate.runErr = firstLine(e.Message.ErrorMessage)
+		}
+	case agent.AgentSettled:
+		switch {
+		case e.Aborted:
+			m.tstate.runEnd = ""
+		case m.tstate.runErr != "":
+			m.tstate.runEnd = "error"
+		default:
+			m.tstate.runEnd = "done"
+		}
+	}
+}
+
+// decorate sets what the view tells the terminal beside its content:
+// OSC 9;4 progress while the agent works, the OSC 7501 program status, and
+// the hardware cursor in the editor.
+func (m *Model) decorate(v *tea.View, content string) {
+	t := m.host.Terminal
+	busy := m.working || m.compacting
+	if t.Progress && busy && !m.quitting {
+		v.ProgressBar = tea.NewProgressBar(tea.ProgressBarIndeterminate, 0)
+	}
+	if t.ProgramStatus == termcaps.StatusAlways || t.ProgramStatus == termcaps.StatusAsk && m.tstate.statusOK {
+		v.ProgramStatus = m.programStatus(busy)
+	}
+	if t.HardwareCursor && m.dialog == nil && m.input == nil && m.picker == nil {
+		if c := m.editor.Cursor(); c != nil {
+			// The editor is followed by the footer at the bottom.
+			c.X += m.editorPad()
+			c.Y += lipgloss.Height(content) - lipgloss.Height(m.editorView()) - lipgloss.Height(m.footer())
+			v.Cursor = c
+		}
+	}
+}
+
+// programStatus is the report for the terminal: never the conversation's
+// text, only the state and an error's first line.
+func (m *Model) programStatus(busy bool) *tea.ProgramStatus {
+	st := &tea.ProgramStatus{App: "pi", State: tea.ProgramStateIdle}
+	switch {
+	case m.dialog != nil:
+		st.State, st.Kind = tea.ProgramStateBlocked, tea.ProgramStatusKindQuestion
+		if m.dialog.owner == nil {
+			st.Kind = tea.ProgramStatusKindPermission
+		}
+	case busy:
+		st.State = tea.ProgramStateWorking
+	case m.tstate.runEnd == "done":
+		st.State = tea.ProgramStateDone
+	case m.tstate.runEnd == "error":
+		st.State, st.Message = tea.ProgramStateError, m.tstate.runErr
+	}
+	return st
+}
+
+// forTerminal adapts a rendered block to the terminal: OSC 8 links only
+// where it shows them.
+func (m *Model) forTerminal(s string) string {
+	if !m.host.Terminal.Hyperlinks {
+		return termcaps.StripHyperlinks(s)
+	}
+	return s
+}
+
+// withPictures draws a block followed by its images, inline where the
+// terminal has an image protocol and terminal.showImages allows it. The
+// full-screen view goes through Bubble Tea's cell buffer, which keeps no
+// image sequences: there the text the block already has stands for them.
+func (m *Model) withPictures(draw func(int, bool) string, pics []picture) func(int, bool) string {
+	t := m.host.Terminal
+	if len(pics) == 0 || !t.ShowImages || t.Images == termcaps.None || m.host.FullScreen {
+		return draw
+	}
+	return func(w int, x bool) string {
+		out := draw(w, x)
+		for _, p := range pics {
+			data, err := base64.StdEncoding.DecodeString(p.data)
+			if err != nil {
+				continue
+			}
+			if lines, ok := termcaps.Image(t.Images, data, w, t.ImageWidthCells); ok {
+				out += "\n\n" + strings.Join(lines, "\n")
+			}
+		}
+		return out
+	}
+}
+
+func toolPictures(r *tool.Result) []picture {
+	if r == nil {
+		return nil
+	}
+	var out []picture
+	for _, p := range r.Content {
+		if p.Type == "image" && p.Data != "" {
+			out = append(out, picture{p.Data, p.MimeType})
+		}
+	}
+	return out
+}
+
+func messagePictures(c prompt.Content) []picture {
+	var out []picture
+	for _, b := range c.Blocks {
+		if b.Type == "image" && b.Data != "" {
+			out = append(out, picture{b.Data, b.MimeType})
+		}
+	}
+	return out
+}
