@@ -61,6 +61,8 @@ func terminalRun(t *testing.T, env []string, settingsJSON string) (out, during s
 		"WT_SESSION=", "TMUX=", "COLORTERM=", "ALACRITTY_WINDOW_ID=", "WARP_SESSION_ID=", "TERMINAL_EMULATOR=",
 		"PI_IMAGE_PROTOCOL=", "PI_HYPERLINKS=", "PI_TRUE_COLOR=", "PI_PROGRAM_STATUS=",
 	}, env...), "--cwd", proj)
+	// Typed only once the session is drawn (the terminal in raw mode).
+	tm.waitFor("mock-1")
 	tm.typeLine("look at dot.png")
 	tm.waitFor("All read.")
 	during = tm.output()
