@@ -455,7 +455,7 @@ type dialog struct {
 // customDialog is a dialog with its own keys and drawing.
 type customDialog interface {
 	key(m *Model, s string) tea.Cmd
-	paste(text string)
+	paste(text string) tea.Cmd
 	view(width int, st render.Styles) string
 }
 

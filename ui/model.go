@@ -285,6 +285,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.flush()
 		}
 		return m, nil
+	case sessionTextsMsg:
+		msg.p.gotTexts(msg) // the /resume picker's search text
+		return m, nil
 	case redrawMsg:
 		return m, nil
 	case streamTickMsg:
@@ -296,8 +299,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case tea.PasteMsg:
 		if m.dialog != nil && m.dialog.custom != nil {
-			m.dialog.custom.paste(msg.Content)
-			return m, nil
+			return m, m.dialog.custom.paste(msg.Content)
 		}
 		if m.dialog != nil && m.dialog.input {
 			m.dialog.typed = append(m.dialog.typed, []rune(strings.TrimRight(msg.Content, "\r\n"))...)

@@ -63,7 +63,12 @@ type sessionPicker struct {
 	renaming   bool
 	renamed    []rune
 	renamePath string
-	textsRead  [2]bool
+	// texts says, per scope, whether the message text the search looks
+	// through was asked for; it is read in the background (cmd) and
+	// arrives as a sessionTextsMsg, the search meanwhile matching names,
+	// ids, directories and first messages.
+	textsAsked [2]bool
+	cmd        tea.Cmd
 	current    string
 	startup    bool // pi -r: no renaming, as the established harness
 	h          *Host
@@ -88,7 +93,7 @@ type resumeDialog struct{ p *sessionPicker }
 func (d resumeDialog) key(m *Model, s string) tea.Cmd {
 	path, done := d.p.key(s)
 	if !done {
-		return nil
+		return d.p.takeCmd()
 	}
 	m.dialog = nil
 	if path == "" {
@@ -97,7 +102,7 @@ func (d resumeDialog) key(m *Model, s string) tea.Cmd {
 	return m.resumeSession(path)
 }
 
-func (d resumeDialog) paste(text string)                       { d.p.paste(text) }
+func (d resumeDialog) paste(text string) tea.Cmd               { d.p.paste(text); return d.p.takeCmd() }
 func (d resumeDialog) view(width int, st render.Styles) string { return d.p.view(width, st) }
 
 func (p *sessionPicker) load(all bool) {
@@ -108,9 +113,11 @@ func (p *sessionPicker) load(all bool) {
 	}
 	p.lists[i] = make([]searchable, len(list))
 	for j, s := range list {
-		p.lists[i][j] = searchable{s: s}
+		// Until the message text is read, the first message stands
+		// for it.
+		p.lists[i][j] = searchable{s: s, text: strings.ToLower(s.First)}
 	}
-	p.loaded[i], p.textsRead[i] = true, false
+	p.loaded[i], p.textsAsked[i] = true, false
 	p.refilter()
 }
 
@@ -147,17 +154,55 @@ func (p *sessionPicker) refilter() {
 	case q == "":
 		p.rows = flatRows(sessionsOf(list))
 	default:
-		if !p.textsRead[i] && p.h.SessionText != nil {
-			for j := range p.lists[i] {
-				p.lists[i][j].text = strings.ToLower(p.h.SessionText(p.lists[i][j].s.Path))
-			}
-			p.textsRead[i] = true
-			p.refilter()
-			return
+		if !p.textsAsked[i] && p.h.SessionText != nil {
+			p.textsAsked[i] = true
+			p.cmd = p.readTexts(i)
 		}
 		p.rows = flatRows(filterSessions(list, q, p.sort == sortRecent))
 	}
 	p.sel = min(p.sel, max(0, len(p.rows)-1))
+}
+
+// sessionTextsMsg brings the message text of a scope's sessions.
+type sessionTextsMsg struct {
+	p     *sessionPicker
+	scope int
+	texts map[string]string
+}
+
+// readTexts reads the message text of scope i's sessions, off the UI's
+// goroutine: it is every session file read whole.
+func (p *sessionPicker) readTexts(i int) tea.Cmd {
+	paths := make([]string, len(p.lists[i]))
+	for j, x := range p.lists[i] {
+		paths[j] = x.s.Path
+	}
+	read := p.h.SessionText
+	return func() tea.Msg {
+		texts := make(map[string]string, len(paths))
+		for _, path := range paths {
+			texts[path] = strings.ToLower(read(path))
+		}
+		return sessionTextsMsg{p: p, scope: i, texts: texts}
+	}
+}
+
+func (p *sessionPicker) gotTexts(msg sessionTextsMsg) {
+	for j := range p.lists[msg.scope] {
+		if t, ok := msg.texts[p.lists[msg.scope][j].s.Path]; ok {
+			p.lists[msg.scope][j].text = t
+		}
+	}
+	if msg.scope == scopeIndex(p.all) && strings.TrimSpace(string(p.query)) != "" {
+		p.refilter()
+	}
+}
+
+// takeCmd is the work the last key started (reading message text).
+func (p *sessionPicker) takeCmd() tea.Cmd {
+	c := p.cmd
+	p.cmd = nil
+	return c
 }
 
 func sessionsOf(list []searchable) []SessionInfo {
@@ -655,11 +700,15 @@ func (pm *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		pm.width = msg.Width
 	case tea.PasteMsg:
 		pm.p.paste(msg.Content)
+		return pm, pm.p.takeCmd()
+	case sessionTextsMsg:
+		msg.p.gotTexts(msg)
 	case tea.KeyPressMsg:
 		if path, done := pm.p.key(msg.String()); done {
 			pm.chosen, pm.done = path, true
 			return pm, tea.Quit
 		}
+		return pm, pm.p.takeCmd()
 	}
 	return pm, nil
 }

@@ -111,6 +111,12 @@ func TestUIResumePicker(t *testing.T) {
 	tm.waitGone("fix the parser bug")
 	tm.press("\x7f\x7f\x7f")
 	tm.waitFor("fix the parser bug")
+	// A word from a reply (read from the files once a search needs it).
+	tm.press("predators")
+	tm.waitGone("fix the parser bug")
+	tm.waitFor("explain zebra stripes")
+	tm.press("\x15") // ctrl+u clears the search
+	tm.waitFor("fix the parser bug")
 
 	// Rename the selected (latest) session.
 	tm.press("\x12") // ctrl+r
