@@ -240,3 +240,44 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// testdata/peer/NAME.txt is every role's colour as the established
+// harness resolves the same file (its loadThemeFromPath, then colorToHex;
+// the terminal default as its guess for the theme's appearance).
+func TestResolvedAsThePeer(t *testing.T) {
+	files := map[string]string{"dark": "builtin/dark.json", "light": "builtin/light.json", "forms": "testdata/parse/forms.json", "fallbacks-given": "testdata/parse/fallbacks-given.json"}
+	for name, src := range files {
+		var data []byte
+		var err error
+		if strings.HasPrefix(src, "builtin/") {
+			data, err = builtinFS.ReadFile(src)
+		} else {
+			data, err = os.ReadFile(src)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile("testdata/peer/" + name + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := guessed[th.Appearance]
+		for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+			role, hex, _ := strings.Cut(line, " ")
+			c := th.Color(role)
+			if c.IsDefault() {
+				c = g[0]
+				if tokens[tokenIndex(role)].slot == bg {
+					c = g[1]
+				}
+			}
+			if c.Hex() != hex {
+				t.Errorf("%s: %s = %s, the established harness has %s", name, role, c.Hex(), hex)
+			}
+		}
+	}
+}
