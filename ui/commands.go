@@ -117,6 +117,9 @@ func (m *Model) cmdReload(string) tea.Cmd {
 	default:
 		m.addNotice("reloaded:\n" + strings.Join(changes, "\n"))
 	}
+	if err == nil {
+		m.setKeys(m.hostKeys())
+	}
 	if err == nil && m.host.Shortcuts != nil {
 		if notes := m.bindShortcuts(m.host.Shortcuts()); notes != "" {
 			m.addNotice(notes)
@@ -355,17 +358,18 @@ func (m *Model) menuView() string {
 }
 
 // dialogKey answers the open dialog.
-func (m *Model) dialogKey(s string) tea.Cmd {
+func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	d := m.dialog
 	if d.custom != nil {
-		return d.custom.key(m, s)
+		return d.custom.key(m, k.String())
 	}
+	s := m.selectKey(k)
 	if d.input {
 		switch s {
 		case "enter":
 			m.dialog = nil
 			return d.submit(m, string(d.typed))
-		case "esc", "ctrl+c":
+		case "esc":
 			m.dialog = nil
 			if d.cancel != nil {
 				return d.cancel(m)
@@ -403,7 +407,7 @@ func (m *Model) dialogKey(s string) tea.Cmd {
 			return d.done(m, d.checked)
 		}
 		return d.choose(m, d.sel)
-	case "esc", "ctrl+c":
+	case "esc":
 		m.dialog = nil
 		if d.checked != nil {
 			return nil

@@ -263,27 +263,8 @@ func (m *Model) exportMeta() export.Meta {
 	return export.Meta{Title: truncateTo(title, 80), SessionID: st.SessionID, Cwd: m.host.Cwd, Model: st.Route.Provider + "/" + st.Route.ModelID, Palette: m.exportPalette()}
 }
 
-const hotkeys = `Keys in the editor
-  enter            send (while pi works: steer)
-  alt+enter        queue a follow-up for when pi is done
-  shift+enter      new line (also ctrl+j)
-  esc              abort the run; close a menu or dialog
-  ctrl+c           clear the editor; twice: quit
-  ctrl+d           quit (empty editor)
-  ctrl+z           suspend pi (fg brings it back)
-  ctrl+o           expand or fold tool output
-  ctrl+t           show or hide thinking blocks
-  shift+tab        next thinking level
-  ctrl+p           next model (scoped models, /scoped-models)
-  shift+ctrl+p     previous model
-  ctrl+l           pick a model
-  ctrl+g           edit the message in your editor ($VISUAL, $EDITOR)
-  up/down          browse sent messages; move in a menu
-  tab              complete a command or path
-  pgup/pgdown      scroll (full screen)`
-
 func (m *Model) cmdHotkeys(string) tea.Cmd {
-	m.addNotice(hotkeys + m.shortcutHelp())
+	m.addNotice(m.hotkeys() + m.shortcutHelp())
 	return m.flush()
 }
 

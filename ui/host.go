@@ -7,7 +7,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/theme"
@@ -117,6 +119,13 @@ type Host struct {
 	// StoredCredentials lists auth.json's providers; Logout forgets one.
 	StoredCredentials func() ([]string, error)
 	Logout            func(provider string) (bool, error)
+	// Keys are the key bindings (keybindings.json over the defaults; read
+	// again after /reload); nil: the defaults.
+	Keys func() *keybind.Bindings
+	// PasteClipboard reads the system clipboard for
+	// app.clipboard.pasteImage: an image (saved to a file, attached to the
+	// next message) or else text.
+	PasteClipboard func() (Pasted, error)
 	// Shortcuts are the keys extensions bind (read again after /reload).
 	Shortcuts func() []Shortcut
 	// Sections are the system prompt's sections with their sources.
@@ -126,6 +135,13 @@ type Host struct {
 	// the returned lines say what now loads.
 	Trust    func(yes bool) ([]string, error)
 	TrustDir string
+}
+
+// Pasted is what the clipboard held: an image, saved at Path, or Text.
+type Pasted struct {
+	Image *prompt.Block
+	Path  string
+	Text  string
 }
 
 // SessionInfo is one session file for the /resume picker.

@@ -8,11 +8,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
@@ -106,6 +106,11 @@ type Model struct {
 	menu    []item
 	menuSel int
 	args    argState // extension commands' argument completion
+	// images are the images pasted from the clipboard by the path put in
+	// the editor for each; the next message that names one takes it.
+	images map[string]prompt.Block
+	// keys are the bindings in force (keybindings.json over the defaults).
+	keys *keybind.Bindings
 	// shortcuts are the extensions' keys pi honours, in load order.
 	shortcuts     map[string]Shortcut
 	shortcutOrder []string
@@ -153,13 +158,13 @@ func New(h Host) *Model {
 	ed.Prompt = "> "
 	ed.SetHeight(1)
 	ed.MaxHeight = 8
-	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"))
 	ed.Focus()
 	ed.SetVirtualCursor(!h.Terminal.HardwareCursor)
 	m := &Model{host: h, rt: h.Runtime, st: st, width: 80, height: 24, editor: ed, initial: h.Initial, disp: DefaultDisplay()}
 	if h.Display != nil {
 		m.disp = *h.Display
 	}
+	m.setKeys(m.hostKeys())
 	m.theme.appearance = h.Appearance
 	themeNote := m.applyTheme()
 	m.md = m.newMarkdown(m.width)
@@ -311,32 +316,55 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case pastedMsg:
+		return m, m.pasted(msg)
 	}
 	return m, nil
 }
 
+// key dispatches a press through the bindings in force (m.keys): the
+// open dialog, question or list first, then the extensions' shortcuts,
+// then the session's actions, then the editor.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
-	if s != "ctrl+c" {
+	if !m.is(k, "app.clear") {
 		m.ctrlC = time.Time{}
 	}
 	if m.dialog != nil {
-		return m.dialogKey(s)
+		return m.dialogKey(k)
 	}
 	if m.input != nil {
-		return m.inputKey(s)
+		return m.inputKey(k)
 	}
 	if m.picker != nil {
-		return m.pickerKey(s)
+		return m.pickerKey(k)
 	}
-	if s != "esc" {
+	if !m.is(k, "app.interrupt") {
 		m.lastEsc = time.Time{}
 	}
 	if cmd, ok := m.runShortcut(s); ok {
 		return cmd
 	}
-	switch s {
-	case "ctrl+c":
+	if len(m.menu) > 0 {
+		switch {
+		case (m.is(k, "app.interrupt") || m.is(k, "tui.select.cancel")) && !m.is(k, "app.clear"):
+			m.menu = nil
+			return nil
+		case m.is(k, "tui.select.up"):
+			m.menuSel = (m.menuSel + len(m.menu) - 1) % len(m.menu)
+			return nil
+		case m.is(k, "tui.select.down"):
+			m.menuSel = (m.menuSel + 1) % len(m.menu)
+			return nil
+		case m.is(k, "tui.input.tab"):
+			m.accept()
+			return nil
+		}
+	}
+	switch {
+	case m.is(k, "app.clipboard.pasteImage"):
+		return m.pasteClipboard()
+	case m.is(k, "app.clear"):
 		if m.editor.Value() != "" {
 			m.editor.Reset()
 			m.menu = nil
@@ -347,17 +375,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 		m.ctrlC = time.Now()
-		m.notice = "press ctrl+c again to quit"
+		m.notice = "press " + m.keyNames("app.clear") + " again to quit"
 		return nil
-	case "ctrl+d":
-		if m.editor.Value() == "" {
-			return m.quit()
-		}
-	case "esc":
-		if len(m.menu) > 0 {
-			m.menu = nil
-			return nil
-		}
+	case m.is(k, "app.exit") && m.editor.Value() == "":
+		return m.quit()
+	case m.is(k, "app.interrupt"):
 		if m.navCancel != nil {
 			m.navCancel()
 			return nil
@@ -372,81 +394,57 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return m.doubleEscape()
-	case "ctrl+o":
+	case m.is(k, "tui.editor.historyPrevious") || m.is(k, "tui.editor.historyNext"):
+		if len(m.history) > 0 {
+			m.browseHistory(m.is(k, "tui.editor.historyPrevious"))
+		}
+		return nil
+	case m.is(k, "app.message.dequeue"):
+		return m.dequeue()
+	case m.is(k, "app.tools.expand"):
 		m.expanded = !m.expanded
 		return nil
-	case "ctrl+t":
+	case m.is(k, "app.thinking.toggle"):
 		return m.toggleThinking()
-	case "shift+tab":
-		if len(m.menu) == 0 {
-			return m.cycleThinking()
-		}
-	case "ctrl+p":
+	case m.is(k, "app.thinking.cycle") && len(m.menu) == 0:
+		return m.cycleThinking()
+	case m.is(k, "app.model.cycleForward"):
 		return m.cycleModel(1)
-	case "ctrl+shift+p", "shift+ctrl+p":
+	case m.is(k, "app.model.cycleBackward"):
 		return m.cycleModel(-1)
-	case "ctrl+l":
+	case m.is(k, "app.model.select"):
 		return m.cmdModel("")
-	case "ctrl+g":
+	case m.is(k, "app.editor.external"):
 		return m.externalEditor()
-	case "ctrl+z":
-		if goruntime.GOOS != "windows" {
-			return tea.Suspend
-		}
-	case "tab":
-		if len(m.menu) > 0 {
-			m.accept()
+	case m.is(k, "app.suspend"):
+		if goruntime.GOOS == "windows" {
+			m.notice = "Windows terminals cannot suspend a program"
 			return nil
 		}
-	case "up", "down":
-		if len(m.menu) > 0 {
-			if s == "up" {
-				m.menuSel = (m.menuSel + len(m.menu) - 1) % len(m.menu)
-			} else {
-				m.menuSel = (m.menuSel + 1) % len(m.menu)
-			}
-			return nil
-		}
-		if m.editor.LineCount() <= 1 && len(m.history) > 0 {
-			m.browseHistory(s == "up")
-			return nil
-		}
-	case "pgup":
+		return tea.Suspend
+	case m.is(k, "app.session.new"):
+		return m.line("/new", runtime.Steer)
+	case m.is(k, "app.session.tree"):
+		return m.line("/tree", runtime.Steer)
+	case m.is(k, "app.session.fork"):
+		return m.line("/fork", runtime.Steer)
+	case m.is(k, "app.session.resume"):
+		return m.line("/resume", runtime.Steer)
+	case (m.is(k, "tui.editor.cursorUp") || m.is(k, "tui.editor.cursorDown")) && m.editor.LineCount() <= 1 && len(m.history) > 0:
+		m.browseHistory(m.is(k, "tui.editor.cursorUp"))
+		return nil
+	case m.is(k, "tui.altScreen.pageUp"):
 		m.scroll += m.height / 2
 		return nil
-	case "pgdown":
+	case m.is(k, "tui.altScreen.pageDown"):
 		m.scroll = max(0, m.scroll-m.height/2)
 		return nil
-	case "enter", "alt+enter":
-		if len(m.menu) > 0 {
-			sel := m.menu[m.menuSel]
-			if v := m.editor.Value(); strings.HasPrefix(sel.value, v) && v != sel.value && !strings.Contains(v, " ") {
-				m.accept()
-				if strings.HasPrefix(sel.value, "@") {
-					return nil
-				}
-			}
-		}
-		raw := m.editor.Value()
-		text := strings.TrimSpace(raw)
-		if text == "" {
-			return nil
-		}
-		// A leading space says "this is text": no command, no !shell.
-		asText := strings.HasPrefix(raw, " ")
-		m.editor.Reset()
-		m.menu = nil
-		m.resizeEditor()
-		m.history = append(m.history, text)
-		m.histPos = len(m.history)
+	case m.is(k, "tui.input.submit") || m.is(k, "app.message.followUp"):
 		b := runtime.Steer
-		if s == "alt+enter" {
+		if !m.is(k, "tui.input.submit") {
 			b = runtime.FollowUp
 		}
-		if asText {
-			return m.submit(text, nil, b)
-		}
-		return m.line(text, b)
+		return m.enter(b)
 	}
 	var cmd tea.Cmd
 	m.editor, cmd = m.editor.Update(k)
@@ -456,6 +454,61 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(cmd, ask)
 	}
 	return cmd
+}
+
+// enter sends the editor's text (b: steer or follow up while pi works),
+// first completing a menu's choice the text is a prefix of.
+func (m *Model) enter(b runtime.Behavior) tea.Cmd {
+	if len(m.menu) > 0 {
+		sel := m.menu[m.menuSel]
+		if v := m.editor.Value(); strings.HasPrefix(sel.value, v) && v != sel.value && !strings.Contains(v, " ") {
+			m.accept()
+			if strings.HasPrefix(sel.value, "@") {
+				return nil
+			}
+		}
+	}
+	raw := m.editor.Value()
+	text := strings.TrimSpace(raw)
+	if text == "" {
+		return nil
+	}
+	// A leading space says "this is text": no command, no !shell.
+	asText := strings.HasPrefix(raw, " ")
+	m.editor.Reset()
+	m.menu = nil
+	m.resizeEditor()
+	m.history = append(m.history, text)
+	m.histPos = len(m.history)
+	images := m.pastedImages(text)
+	if asText || len(images) > 0 && !strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "!") {
+		return m.submit(text, images, b)
+	}
+	return m.line(text, b)
+}
+
+// dequeue puts the queued messages (steering, then follow-ups) back in
+// the editor, above what is typed there, and leaves pi working.
+func (m *Model) dequeue() tea.Cmd {
+	steer, follow := m.rt.ClearQueue()
+	all := append(steer, follow...)
+	if len(all) == 0 {
+		m.notice = "no queued messages to restore"
+		return nil
+	}
+	text := strings.Join(all, "\n\n")
+	if cur := m.editor.Value(); strings.TrimSpace(cur) != "" {
+		text += "\n\n" + cur
+	}
+	m.editor.SetValue(text)
+	m.resizeEditor()
+	m.queue, m.followUp = nil, nil
+	plural := "s"
+	if len(all) == 1 {
+		plural = ""
+	}
+	m.notice = fmt.Sprintf("restored %d queued message%s to the editor", len(all), plural)
+	return nil
 }
 
 func (m *Model) quit() tea.Cmd {

@@ -23,24 +23,16 @@ type Shortcut struct {
 	Command, Args string
 }
 
-// appKeys are the keys the session handles itself (see Model.key and the
-// hotkeys text); the editor's own keys are added from its key map.
-var appKeys = []string{
-	"enter", "alt+enter", "shift+enter", "ctrl+j", "esc", "ctrl+c", "ctrl+d", "ctrl+z",
-	"ctrl+o", "ctrl+t", "shift+tab", "ctrl+p", "ctrl+shift+p", "ctrl+l", "ctrl+g",
-	"up", "down", "tab", "pgup", "pgdown",
-}
-
-// builtinKeys is every key pi gives a meaning: the session's and the
-// editor's.
+// builtinKeys is every key pi gives a meaning under the bindings in
+// force: the session's actions and the editor's commands.
 func (m *Model) builtinKeys() map[string]bool {
 	keys := map[string]bool{}
-	for _, k := range appKeys {
+	for k := range m.keys.Strokes() {
 		keys[k] = true
 	}
 	km := reflect.ValueOf(m.editor.KeyMap)
 	for i := 0; i < km.NumField(); i++ {
-		if b, ok := km.Field(i).Interface().(key.Binding); ok {
+		if b, ok := km.Field(i).Interface().(key.Binding); ok && b.Enabled() {
 			for _, k := range b.Keys() {
 				keys[k] = true
 			}

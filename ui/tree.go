@@ -349,8 +349,9 @@ func (p *picker) view(width, height int, m *Model) string {
 }
 
 // pickerKey handles a key while a picker is open.
-func (m *Model) pickerKey(s string) tea.Cmd {
+func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
+	s := m.selectKey(k)
 	cur := ""
 	if r, ok := p.selected(); ok {
 		cur = r.node.Entry.ID
@@ -375,7 +376,7 @@ func (m *Model) pickerKey(s string) tea.Cmd {
 		}
 		m.picker = nil
 		return p.choose(m, cur)
-	case "esc", "ctrl+c":
+	case "esc":
 		if p.search != "" {
 			p.search = ""
 			p.apply(cur)
@@ -389,10 +390,10 @@ func (m *Model) pickerKey(s string) tea.Cmd {
 			p.apply(cur)
 		}
 	default:
-		if !p.flat && m.treeKey(s, cur) {
+		if !p.flat && m.treeKey(k, cur) {
 			return nil
 		}
-		if s == "L" && !p.flat && cur != "" && p.label != nil {
+		if m.is(k, "app.tree.editLabel") && !p.flat && cur != "" && p.label != nil {
 			r, _ := p.selected()
 			return p.label(m, cur, r.node.Label)
 		}
@@ -409,7 +410,7 @@ func (m *Model) pickerKey(s string) tea.Cmd {
 }
 
 // treeKey handles the navigator's own keys: filters, folds, label times.
-func (m *Model) treeKey(s, cur string) bool {
+func (m *Model) treeKey(k tea.KeyPressMsg, cur string) bool {
 	p := m.picker
 	setFilter := func(f string) {
 		if p.filter == f {
@@ -418,40 +419,41 @@ func (m *Model) treeKey(s, cur string) bool {
 		p.filter = f
 		p.apply(cur)
 	}
-	switch s {
-	case "ctrl+d":
-		p.filter = "default"
-		p.apply(cur)
-	case "ctrl+t":
-		setFilter("no-tools")
-	case "ctrl+u":
-		setFilter("user-only")
-	case "ctrl+l":
-		setFilter("labeled-only")
-	case "ctrl+a":
-		setFilter("all")
-	case "ctrl+o", "shift+ctrl+o", "ctrl+shift+o":
+	cycle := func(step int) {
 		i := 0
-		for k, f := range treeFilters {
+		for n, f := range treeFilters {
 			if f == p.filter {
-				i = k
+				i = n
 			}
-		}
-		step := 1
-		if s != "ctrl+o" {
-			step = len(treeFilters) - 1
 		}
 		p.filter = treeFilters[(i+step)%len(treeFilters)]
 		p.apply(cur)
-	case "ctrl+left", "alt+left":
+	}
+	switch {
+	case m.is(k, "app.tree.filter.default"):
+		p.filter = "default"
+		p.apply(cur)
+	case m.is(k, "app.tree.filter.noTools"):
+		setFilter("no-tools")
+	case m.is(k, "app.tree.filter.userOnly"):
+		setFilter("user-only")
+	case m.is(k, "app.tree.filter.labeledOnly"):
+		setFilter("labeled-only")
+	case m.is(k, "app.tree.filter.all"):
+		setFilter("all")
+	case m.is(k, "app.tree.filter.cycleForward"):
+		cycle(1)
+	case m.is(k, "app.tree.filter.cycleBackward"):
+		cycle(len(treeFilters) - 1)
+	case m.is(k, "app.tree.foldOrUp"):
 		if cur != "" {
 			p.folded[cur] = true
 			p.apply(cur)
 		}
-	case "ctrl+right", "alt+right":
+	case m.is(k, "app.tree.unfoldOrDown"):
 		delete(p.folded, cur)
 		p.apply(cur)
-	case "T":
+	case m.is(k, "app.tree.toggleLabelTimestamp"):
 		p.times = !p.times
 	default:
 		return false
@@ -460,13 +462,14 @@ func (m *Model) treeKey(s, cur string) bool {
 }
 
 // inputKey handles a key while a one-line question is open.
-func (m *Model) inputKey(s string) tea.Cmd {
+func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 	in := m.input
+	s := m.selectKey(k)
 	switch s {
 	case "enter":
 		m.input = nil
 		return in.done(m, strings.TrimSpace(string(in.text)), true)
-	case "esc", "ctrl+c":
+	case "esc":
 		m.input = nil
 		return in.done(m, "", false)
 	case "backspace":

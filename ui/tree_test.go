@@ -187,7 +187,7 @@ func BenchmarkTreeOpen(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.openTree("")
-		m.pickerKey("q")
+		m.pickerKey(tea.KeyPressMsg{Code: 'q', Text: "q"})
 		m.picker = nil
 	}
 }

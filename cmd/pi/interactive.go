@@ -16,6 +16,7 @@ import (
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/auth"
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/runtime"
@@ -213,6 +214,10 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		Changelog: pi.Changelog(),
 		Share:     func(page []byte) (string, error) { return shareGist(ctx, page) },
 		Shortcuts: func() []ui.Shortcut { return extShortcuts(ls.world.ext) },
+		Keys:      func() *keybind.Bindings { return uiKeys(ls.world.loaded.Keybindings) },
+		PasteClipboard: func() (ui.Pasted, error) {
+			return pasteClipboard(ls.world.loaded.Values)
+		},
 		Sections: func() ([]ui.Section, error) {
 			p, err := session.Prepare(ctx, ls.world.ext.dispatcher, ls.world.opts, "")
 			if err != nil {

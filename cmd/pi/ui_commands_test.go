@@ -42,7 +42,7 @@ func TestCommandsInTheTerminal(t *testing.T) {
 	steps := []struct {
 		keys, want string
 	}{
-		{"/hotkeys\r", "shift+ctrl+p"},
+		{"/hotkeys\r", "ctrl+shift+p previous model app.model.cycleBackward"},
 		{"/thinking high\r", "thinking: high"},
 		{"\x1b[Z", "thinking: off"},    // shift+tab: past the highest level the model takes
 		{"\x10", "model: mock/mock-2"}, // ctrl+p

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/settings"
 )
 
@@ -72,6 +73,9 @@ type Loaded struct {
 	Trust         TrustState         `json:"trust"`
 	ExtensionDirs []string           `json:"extensionDirs"`
 	Diagnostics   []diag.Diagnostic  `json:"diagnostics"`
+	// Keybindings is what the agent dir's keybindings.json sets (its
+	// problems are among Diagnostics).
+	Keybindings keybind.Config `json:"-"`
 }
 
 // VisibleSkills returns the skills the model is told about.
@@ -172,6 +176,11 @@ func Load(cfg Config) (*Loaded, error) {
 	}
 	l.Settings = merged
 	l.Values = settings.New(reg, layers...)
+	if agentDir != "" {
+		kb, d := loadKeybindings(filepath.Join(agentDir, keybind.FileName))
+		collect(d)
+		l.Keybindings = kb
+	}
 
 	// Context files.
 	if !cfg.NoContextFiles {

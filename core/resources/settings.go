@@ -12,6 +12,7 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/settings"
 )
 
@@ -466,4 +467,18 @@ func readSettingsBytes(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return readCapped(f, defaultMaxPromptFileBytes)
+}
+
+// loadKeybindings reads the agent dir's keybindings.json with the checks
+// settings files get (a regular file, at most 1 MiB). A missing file sets
+// nothing and says nothing.
+func loadKeybindings(path string) (keybind.Config, []diag.Diagnostic) {
+	data, err := readSettingsBytes(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return keybind.Config{File: path}, nil
+		}
+		return keybind.Config{File: path}, []diag.Diagnostic{{Kind: KindError, Path: path, Message: fmt.Sprintf("cannot read the key bindings: %v; pi uses its default keys", err)}}
+	}
+	return keybind.ParseFile(path, data)
 }
