@@ -361,7 +361,7 @@ func (m *Model) menuView() string {
 func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	d := m.dialog
 	if d.custom != nil {
-		return d.custom.key(m, k.String())
+		return d.custom.key(m, m.customKey(k))
 	}
 	s := m.selectKey(k)
 	if d.input {

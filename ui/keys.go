@@ -132,3 +132,26 @@ func (m *Model) hotkeys() string {
 	b.WriteString("\n\nAlso: ! runs a command (!! without adding its output), / a command, @ completes a path, esc twice opens /tree (doubleEscapeAction)")
 	return b.String()
 }
+
+// customKey names a press in the session picker (a custom dialog) by the
+// default key of the action it triggers there, so the picker, which
+// speaks in those names, follows keybindings.json; a press of one of
+// those names that no longer triggers its action comes back as "".
+func (m *Model) customKey(k tea.KeyPressMsg) string {
+	for _, a := range []struct{ id, name string }{
+		{"app.session.toggleSort", "ctrl+s"}, {"app.session.toggleNamedFilter", "ctrl+n"},
+		{"app.session.togglePath", "ctrl+p"}, {"app.session.delete", "ctrl+d"},
+		{"app.session.deleteNoninvasive", "ctrl+backspace"}, {"app.session.rename", "ctrl+r"},
+	} {
+		if m.is(k, a.id) {
+			return a.name
+		}
+		if k.String() == a.name {
+			return ""
+		}
+	}
+	if s := m.selectKey(k); s != "" || k.String() != "ctrl+c" {
+		return s
+	}
+	return ""
+}

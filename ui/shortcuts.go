@@ -23,12 +23,22 @@ type Shortcut struct {
 	Command, Args string
 }
 
-// builtinKeys is every key pi gives a meaning under the bindings in
-// force: the session's actions and the editor's commands.
+// builtinKeys is every key pi gives a meaning in the editor under the
+// bindings in force: the session's actions and the editor's commands. The
+// keys of the tree navigator, the session picker and menus act only
+// there, where extension shortcuts do not run (as in the established
+// harness, which reserves only the editor's keys).
 func (m *Model) builtinKeys() map[string]bool {
 	keys := map[string]bool{}
-	for k := range m.keys.Strokes() {
-		keys[k] = true
+	for _, a := range m.keys.Actions() {
+		if !a.Applies || listOnly(a.ID) {
+			continue
+		}
+		for _, k := range m.keys.Keys(a.ID) {
+			for _, s := range k.Strokes() {
+				keys[s] = true
+			}
+		}
 	}
 	km := reflect.ValueOf(m.editor.KeyMap)
 	for i := 0; i < km.NumField(); i++ {
@@ -39,6 +49,16 @@ func (m *Model) builtinKeys() map[string]bool {
 		}
 	}
 	return keys
+}
+
+// listOnly says whether action id acts only in a list or picker.
+func listOnly(id string) bool {
+	switch id {
+	case "app.session.togglePath", "app.session.toggleSort", "app.session.toggleNamedFilter",
+		"app.session.rename", "app.session.delete", "app.session.deleteNoninvasive":
+		return true
+	}
+	return strings.HasPrefix(id, "app.tree.") || strings.HasPrefix(id, "tui.select.")
 }
 
 // bindShortcuts keeps the extensions' shortcuts pi can honour and returns

@@ -29,7 +29,7 @@ func (p Platform) windowsKeys() bool { return p.GOOS == "windows" || p.GOOS == "
 const (
 	noEditor   = "pi's editor has no such command"
 	noFullView = "pi's full-screen view has no transcript search or prompt marks"
-	noSelector = "pi's session and model pickers have no such key"
+	noSelector = "pi's model picker has no such key"
 	noSelect   = "pi's editor has no text selection to copy"
 )
 
@@ -121,7 +121,7 @@ func Actions(p Platform) []Action {
 		on("app.model.select", k("ctrl+l"), "pick a model"),
 		on("app.tools.expand", k("ctrl+o"), "expand or fold tool output"),
 		on("app.thinking.toggle", k("ctrl+t"), "show or hide thinking blocks"),
-		off("app.session.toggleNamedFilter", k("ctrl+n"), "named sessions only", noSelector),
+		on("app.session.toggleNamedFilter", k("ctrl+n"), "sessions: named ones only"),
 		on("app.editor.external", k("ctrl+g"), "edit the message in your editor ($VISUAL, $EDITOR)"),
 		off("app.message.copy", k("ctrl+x"), "copy the last reply", "pi copies with /copy and leaves ctrl+x to extensions (docs/extensions.md suggests it)"),
 		on("app.message.followUp", pick(win, k("ctrl+q"), k("alt+enter")), "queue a follow-up for when pi is done"),
@@ -135,11 +135,11 @@ func Actions(p Platform) []Action {
 		on("app.tree.unfoldOrDown", unfold, "tree: unfold the branch"),
 		on("app.tree.editLabel", k("shift+l"), "tree: label the entry"),
 		on("app.tree.toggleLabelTimestamp", k("shift+t"), "tree: show label times"),
-		off("app.session.togglePath", k("ctrl+p"), "show session paths", noSelector),
-		off("app.session.toggleSort", k("ctrl+s"), "change the session order", noSelector),
-		off("app.session.rename", k("ctrl+r"), "rename a session", noSelector),
-		off("app.session.delete", k("ctrl+d"), "delete a session", noSelector),
-		off("app.session.deleteNoninvasive", k("ctrl+backspace"), "delete a session (empty search)", noSelector),
+		on("app.session.togglePath", k("ctrl+p"), "sessions: show paths"),
+		on("app.session.toggleSort", k("ctrl+s"), "sessions: change the order"),
+		on("app.session.rename", k("ctrl+r"), "sessions: rename"),
+		on("app.session.delete", k("ctrl+d"), "sessions: delete"),
+		on("app.session.deleteNoninvasive", k("ctrl+backspace"), "sessions: delete (empty search)"),
 		off("app.models.save", k("ctrl+s"), "save the model selection", noSelector),
 		off("app.models.enableAll", k("ctrl+a"), "enable every model", noSelector),
 		off("app.models.clearAll", k("ctrl+x"), "disable every model", noSelector),

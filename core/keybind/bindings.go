@@ -64,7 +64,3 @@ func (b *Bindings) Matches(id string, strokes ...string) bool {
 	}
 	return false
 }
-
-// Strokes are every press spelling of the actions pi dispatches, for
-// telling extensions which keys are taken.
-func (b *Bindings) Strokes() map[string][]string { return b.byStroke }
