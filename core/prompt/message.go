@@ -29,10 +29,14 @@ type Block struct {
 // Usage counts the tokens of one reply, as the established harness records
 // them on assistant messages.
 type Usage struct {
-	Input       int  `json:"input"`
-	Output      int  `json:"output"`
-	CacheRead   int  `json:"cacheRead"`
-	CacheWrite  int  `json:"cacheWrite"`
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cacheRead"`
+	CacheWrite int `json:"cacheWrite"`
+	// Reasoning is the part of Output the model spent thinking, when the
+	// provider reported it (nil: not reported, and not written, as the
+	// established harness leaves it out then).
+	Reasoning   *int `json:"reasoning,omitempty"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
 }
@@ -45,6 +49,11 @@ type Cost struct {
 	CacheRead  float64 `json:"cacheRead"`
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
+	// TotalFromProvider says whether Total is what the provider billed
+	// (OpenRouter reports it) rather than computed from the prices; nil
+	// when no usage arrived to price, as the established harness writes
+	// it only once it priced a reply.
+	TotalFromProvider *bool `json:"totalFromProvider,omitempty"`
 }
 
 // Content is a message body: plain text, or a list of blocks when Blocks is
@@ -193,6 +202,18 @@ type Message struct {
 	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
 
 	Timestamp int64 `json:"timestamp"`
+
+	// Facts of an assistant reply, after the timestamp as the established
+	// harness adds them while the reply streams: the provider's id of the
+	// response, the model that answered when it is not the one asked for,
+	// the provider's own stop reason, how long the reply took from the
+	// request to its end (nil when not measured, so that 0 ms is written),
+	// and the thinking level the request asked for.
+	ResponseID    string `json:"responseId,omitempty"`
+	ResponseModel string `json:"responseModel,omitempty"`
+	RawStopReason string `json:"rawStopReason,omitempty"`
+	DurationMs    *int64 `json:"durationMs,omitempty"`
+	ThinkingLevel string `json:"thinkingLevel,omitempty"`
 }
 
 // Roles beyond system, user and assistant.

@@ -130,6 +130,10 @@ func appendMessage(b []byte, m *prompt.Message) ([]byte, bool) {
 		b = strconv.AppendInt(b, int64(u.CacheRead), 10)
 		b = append(b, `,"cacheWrite":`...)
 		b = strconv.AppendInt(b, int64(u.CacheWrite), 10)
+		if u.Reasoning != nil {
+			b = append(b, `,"reasoning":`...)
+			b = strconv.AppendInt(b, int64(*u.Reasoning), 10)
+		}
 		b = append(b, `,"totalTokens":`...)
 		b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
 		c := u.Cost
@@ -142,6 +146,7 @@ func appendMessage(b []byte, m *prompt.Message) ([]byte, bool) {
 				return b, false
 			}
 		}
+		b = appendBoolPtr(b, "totalFromProvider", c.TotalFromProvider)
 		b = append(b, "}}"...)
 	}
 	b = appendField(b, "stopReason", m.StopReason)
@@ -175,6 +180,14 @@ func appendMessage(b []byte, m *prompt.Message) ([]byte, bool) {
 	b = appendTrue(b, "excludeFromContext", m.ExcludeFromContext)
 	b = append(b, `,"timestamp":`...)
 	b = strconv.AppendInt(b, m.Timestamp, 10)
+	b = appendField(b, "responseId", m.ResponseID)
+	b = appendField(b, "responseModel", m.ResponseModel)
+	b = appendField(b, "rawStopReason", m.RawStopReason)
+	if m.DurationMs != nil {
+		b = append(b, `,"durationMs":`...)
+		b = strconv.AppendInt(b, *m.DurationMs, 10)
+	}
+	b = appendField(b, "thinkingLevel", m.ThinkingLevel)
 	return append(b, '}'), true
 }
 

@@ -39,6 +39,15 @@ func messageEntries() []Entry {
 		{Type: TypeMessage, Message: &prompt.Message{Role: "custom", CustomType: "note", Content: prompt.TextContent("hi"), Display: &no}},
 		{Type: TypeMessage, Message: &prompt.Message{Role: "bashExecution", Command: "ls && echo <x>", Output: text, ExitCode: new(int), Cancelled: true, Truncated: true, FullOutputPath: "/tmp/o", ExcludeFromContext: true}},
 		{Type: TypeMessage, Message: &prompt.Message{Role: "bashExecution", Command: "false", ExitCode: &[]int{-1}[0], Display: &yes}},
+		// A reply with every fact the established harness records about
+		// it (its reply to the same script, field for field), and one
+		// measured at 0 ms whose provider reported no usage.
+		{Type: TypeMessage, ID: "66666666", ParentID: "55555555", Time: "2026-12-01T19:11:19.964Z", Message: &prompt.Message{Role: "assistant",
+			Content: prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: "one"}}}, API: "openai-completions", Provider: "mock", Model: "m",
+			Usage:      &prompt.Usage{Input: 3000, Output: 10, Reasoning: new(int), TotalTokens: 3010, Cost: prompt.Cost{TotalFromProvider: &no}},
+			StopReason: "stop", Timestamp: 1796152244203, ResponseID: "chatcmpl-scripted", ResponseModel: "scripted", RawStopReason: "stop", DurationMs: &[]int64{88}[0], ThinkingLevel: "off"}},
+		{Type: TypeMessage, Message: &prompt.Message{Role: "assistant", Content: prompt.Content{Str: text}, Usage: &prompt.Usage{Reasoning: &[]int{-7}[0], Cost: prompt.Cost{Total: 2, TotalFromProvider: &yes}},
+			StopReason: "error", ErrorMessage: text, ResponseID: text, RawStopReason: "<&>", DurationMs: new(int64), ThinkingLevel: "xhigh"}},
 	}
 }
 
@@ -91,7 +100,13 @@ func FuzzMessageEntryJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, args, details string, cost float64, ts int64, parent string) {
 		e := Entry{Type: TypeMessage, ID: "abcdef01", ParentID: parent, Time: text, Extension: text, Message: &prompt.Message{
 			Role: text, Content: prompt.Content{Blocks: []prompt.Block{{Type: "toolCall", Text: text, Name: text, Arguments: json.RawMessage(args)}}},
-			Usage: &prompt.Usage{Input: int(ts), Cost: prompt.Cost{Input: cost, Total: -cost}}, Details: json.RawMessage(details), Timestamp: ts}}
+			Usage: &prompt.Usage{Input: int(ts), Cost: prompt.Cost{Input: cost, Total: -cost}}, Details: json.RawMessage(details), Timestamp: ts,
+			ResponseID: text, ResponseModel: parent, RawStopReason: args, ThinkingLevel: details}}
+		if ts%2 != 0 {
+			// The optional numbers and flag, set or left out.
+			n, fromProvider := int(ts/2), cost > 0
+			e.Message.Usage.Reasoning, e.Message.Usage.Cost.TotalFromProvider, e.Message.DurationMs = &n, &fromProvider, &ts
+		}
 		got, ok := appendMessageEntry(nil, e)
 		want, err := e.marshalReflect()
 		if !ok {
