@@ -14,6 +14,7 @@ import (
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/mcp"
 	"github.com/piwasm/pi/core/permission"
+	"github.com/piwasm/pi/core/promptcache"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/runtime"
@@ -35,6 +36,8 @@ type liveSession struct {
 	hook   sessionHook // the session life-cycle hooks
 	// warnings reports the extension hooks' skipped failures once each.
 	warnings *hookWarnings
+	// warmer keeps the prompt cache warm (nil for a replay).
+	warmer *promptcache.Warmer
 }
 
 // openLive loads resources and extensions, resolves the model, opens the
@@ -274,12 +277,21 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	sh := sessionHook{dispatcher: func() *hooks.Dispatcher { return rt.Runner().Dispatcher }, warnings: warnings}
 	rt.SetSessionHook(sh)
 	sh.Start(ctx, abi.SessionReasonStartup, "", tr.Path)
+	var warmer *promptcache.Warmer
+	if replay == nil {
+		warmer = startCacheWarming(rt, runner, client, values)
+	}
 	ok = true
 	quit := func() {
+		if warmer != nil {
+			// No refresh outlives the session.
+			warmer.Stop("pi left the session")
+			warmer.Wait()
+		}
 		sh.Shutdown(ctx, abi.SessionReasonQuit, rt.Transcript().Path, "")
 		closeAll()
 	}
-	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh, warnings: warnings}, nil
+	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh, warnings: warnings, warmer: warmer}, nil
 }
 
 // sessionRoute is the route for a continued session (-c, -r, --session):

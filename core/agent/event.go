@@ -38,6 +38,9 @@ const (
 	// AgentSettled: the session will not go on by itself (no queued
 	// messages left); Aborted says whether the run was stopped.
 	AgentSettled = "agent_settled"
+	// EntryAppended: the session recorded an entry outside a run's
+	// messages (a prompt-cache refresh's usage); Entry is its line.
+	EntryAppended = "entry_appended"
 )
 
 // Delta is one piece of a streaming assistant message (the established
@@ -115,6 +118,8 @@ type Event struct {
 	Compaction *CompactionResult
 	// summarization_retry_attempt_start: "compaction" or "branchSummary"
 	Source string
+	// entry_appended
+	Entry json.RawMessage
 }
 
 // CompactionResult is a finished compaction as compaction_end and RPC
@@ -191,6 +196,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.field("followUp", nonNilS(e.FollowUp))
 	case AgentSettled:
 		w.field("aborted", e.Aborted)
+	case EntryAppended:
+		w.field("entry", rawOrEmpty(e.Entry))
 	case CompactionStart:
 		w.field("reason", e.Reason)
 	case CompactionEnd:

@@ -70,6 +70,10 @@ type Runner struct {
 	// WillRetry, when set, says whether a run that ended with err will be
 	// tried again (overflow recovery); agent_end reports it.
 	WillRetry func(err error, added []prompt.Message) bool
+	// OnRequest, when set, hears of each request of a run as it is sent
+	// to the provider (not a replay's): its prompt cache entry may be kept
+	// warm. leaf is the transcript entry the request was projected up to.
+	OnRequest func(tr *Transcript, leaf string, route provider.Route, req provider.Request)
 
 	// last is the prompt of the latest run, which Continue goes on with.
 	last *Prepared
@@ -336,6 +340,9 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 	if r.Model != nil {
 		resp, err = r.Model(ctx, preq, onEvent)
 	} else {
+		if r.OnRequest != nil {
+			r.OnRequest(tr, tr.LeafID(), r.Route, preq)
+		}
 		resp, err = r.Client.StreamEvents(ctx, r.Route, preq, onEvent)
 	}
 	out := head

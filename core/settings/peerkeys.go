@@ -37,8 +37,8 @@ func peerKeys() []Key {
 		{Name: "thinkingBudgets.high", Kind: Int, Status: Applied},
 		{Name: "enabledModels", Kind: Strings, Status: Applied},
 		{Name: "hideThinkingBlock", Kind: Bool, Default: "false", Status: Applied},
-		{Name: "showCacheMissNotices", Kind: Bool, Default: "false", Note: "pi shows no cache notices"},
-		{Name: "cacheWarming", Kind: String, Enum: []string{"off", "streaming", "idle"}, Default: `"idle"`, Scope: GlobalOnly, Note: "pi does not send cache-warming requests"},
+		{Name: "showCacheMissNotices", Kind: Bool, Default: "false", Status: Applied},
+		{Name: "cacheWarming", Kind: String, Enum: []string{"off", "streaming", "idle"}, Default: `"idle"`, Scope: GlobalOnly, Status: Applied},
 
 		// Interaction.
 		{Name: "steeringMode", Kind: String, Enum: []string{"all", "one-at-a-time"}, Default: `"one-at-a-time"`, Status: Applied},

@@ -40,6 +40,12 @@ type Reply struct {
 	// usage reports (100 otherwise), so a test can make a harness believe
 	// its context is full.
 	PromptTokens int `json:"promptTokens,omitempty"`
+	// CacheRead and CacheWrite are the prompt tokens the Anthropic
+	// usage reports read from and written to the prompt cache (on top
+	// of PromptTokens, as that API counts them), so a test can show a
+	// cache hit or miss.
+	CacheRead  int `json:"cacheRead,omitempty"`
+	CacheWrite int `json:"cacheWrite,omitempty"`
 	// Error is the error message sent with Status (a provider's
 	// "maximum context length" wording, say); empty: a generic one.
 	Error string `json:"error,omitempty"`
@@ -319,7 +325,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rep Reply) {
 	}
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_scripted", "type": "message", "role": "assistant", "model": "scripted", "content": []any{},
-		"stop_reason": nil, "usage": map[string]any{"input_tokens": rep.prompt(), "output_tokens": 1}}})
+		"stop_reason": nil, "usage": map[string]any{"input_tokens": rep.prompt(), "output_tokens": 1,
+			"cache_read_input_tokens": rep.CacheRead, "cache_creation_input_tokens": rep.CacheWrite}}})
 	idx := 0
 	if rep.Thinking != "" {
 		send("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "thinking", "thinking": ""}})

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+
+	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/promptcache"
+	"github.com/piwasm/pi/core/provider"
+	"github.com/piwasm/pi/core/runtime"
+	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/settings"
+)
+
+// startCacheWarming keeps the provider's prompt cache of the session's
+// latest request warm as settings cacheWarming says (core/promptcache). The
+// refreshes go through their own client with no retries: a refresh that
+// fails is not worth a second request. It returns the warmer, which the
+// caller stops when pi leaves the session.
+func startCacheWarming(rt *runtime.Runtime, runner *session.Runner, client *provider.Client, values *settings.Settings) *promptcache.Warmer {
+	refresher := &provider.Client{HTTP: client.HTTP, Version: client.Version, IdleTimeout: client.IdleTimeout, Retry: provider.RetryPolicy{MaxAttempts: -1}}
+	w := promptcache.New(promptcache.Config{
+		Mode: func() string {
+			if m := values.String("cacheWarming"); m != "" {
+				return m
+			}
+			return promptcache.ModeIdle
+		},
+		Send: func(ctx context.Context, route provider.Route, req provider.Request) (provider.Response, error) {
+			return refresher.StreamEvents(ctx, route, req, nil)
+		},
+		Record: func(route provider.Route, resp provider.Response, note string) {
+			e, err := rt.Transcript().AppendUsage(session.UsageCacheWarm, route.Provider, route.ModelID, *session.UsageOf(route, resp.Usage), note)
+			if err != nil {
+				return
+			}
+			if line, err := e.MarshalJSON(); err == nil {
+				rt.Publish(agent.Event{Type: agent.EntryAppended, Entry: line})
+			}
+		},
+		PromptTokens: func() int { return lastPromptTokens(rt.Transcript().Branch()) },
+	})
+	runner.OnRequest = func(tr *session.Transcript, leaf string, route provider.Route, req provider.Request) {
+		w.Start(promptcache.Request{Route: route, Req: req, Current: func() bool {
+			now := rt.Route()
+			return rt.Transcript() == tr && now.Provider == route.Provider && now.ModelID == route.ModelID && extends(tr.Branch(), leaf)
+		}})
+	}
+	rt.Subscribe(func(e agent.Event) {
+		if e.Type == agent.AgentSettled {
+			w.Settled()
+		}
+	})
+	return w
+}
+
+// extends says whether the branch still carries, unchanged, the
+// conversation up to leaf: leaf is on it and nothing after it rewrote the
+// context (a compaction, a branch summary, an edit).
+func extends(branch []session.Entry, leaf string) bool {
+	for i := len(branch) - 1; i >= 0; i-- {
+		switch e := branch[i]; {
+		case e.ID == leaf:
+			return true
+		case e.Type == session.TypeCompaction || e.Type == session.TypeBranchSummary || e.Type == session.TypeContextEdit:
+			return false
+		}
+	}
+	return false
+}
+
+// lastPromptTokens is the prompt size the provider reported for the
+// branch's last reply.
+func lastPromptTokens(branch []session.Entry) int {
+	for i := len(branch) - 1; i >= 0; i-- {
+		if m := branch[i].Message; branch[i].Type == session.TypeMessage && m != nil && m.Role == "assistant" && m.Usage != nil {
+			return m.Usage.Input + m.Usage.CacheRead + m.Usage.CacheWrite
+		}
+	}
+	return 0
+}
