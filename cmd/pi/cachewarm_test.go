@@ -182,11 +182,6 @@ func TestCacheWarmingRefreshesAnIdleSession(t *testing.T) {
 	}
 }
 
-func toJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 // Nothing is sent after the run with cacheWarming "off", with "streaming",
 // or on a model whose prices do not make a refresh worth it; the same
 // session with the default and the same prices is refreshed.
