@@ -332,8 +332,25 @@ type probe struct {
 	Name          *string         `json:"name"`
 	Message       *struct {
 		Role      string          `json:"role"`
-		Content   json.RawMessage `json:"content"`
+		Content   present         `json:"content"`
 		Timestamp json.RawMessage `json:"timestamp"`
+	} `json:"message"`
+}
+
+// present notes that a field is there without keeping it: a message's
+// content (a tool result can be megabytes) is only wanted for the first
+// user message, read again then.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error {
+	*p = true
+	return nil
+}
+
+// withContent is the part of a message line holding its content.
+type withContent struct {
+	Message struct {
+		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
 
@@ -374,7 +391,7 @@ func (s *scan) line(line []byte) {
 	}
 	s.Messages++
 	m := p.Message
-	if (m.Role != "user" && m.Role != "assistant") || len(m.Content) == 0 {
+	if (m.Role != "user" && m.Role != "assistant") || !m.Content {
 		return
 	}
 	var ms float64
@@ -384,7 +401,10 @@ func (s *scan) line(line []byte) {
 		s.Last = max(s.Last, t.UnixMilli())
 	}
 	if s.First == "" && m.Role == "user" {
-		s.First = contentText(m.Content)
+		var c withContent
+		if json.Unmarshal(line, &c) == nil {
+			s.First = contentText(c.Message.Content)
+		}
 	}
 }
 
@@ -446,9 +466,10 @@ func MessageText(path string) (string, error) {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && bytes.Contains(line, []byte(`"message"`)) {
 			var p probe
+			var c withContent
 			if json.Unmarshal(line, &p) == nil && p.Type == TypeMessage && p.Message != nil &&
-				(p.Message.Role == "user" || p.Message.Role == "assistant") && len(p.Message.Content) > 0 {
-				if t := contentText(p.Message.Content); t != "" {
+				(p.Message.Role == "user" || p.Message.Role == "assistant") && p.Message.Content && json.Unmarshal(line, &c) == nil {
+				if t := contentText(c.Message.Content); t != "" {
 					if b.Len() > 0 {
 						b.WriteByte(' ')
 					}
