@@ -99,7 +99,14 @@ func (d resumeDialog) key(m *Model, s string) tea.Cmd {
 	if path == "" {
 		return m.sendInitial()
 	}
-	return m.resumeSession(path)
+	cmd := m.resumeSession(path)
+	if s, ok := d.p.selected(); ok && s.Path == path && s.Cwd != "" && m.host.Cwd != "" && filepath.Clean(s.Cwd) != filepath.Clean(m.host.Cwd) {
+		// pi's tools and resources stay those of the directory it runs
+		// in: say so (pi -r starts a session in its own directory).
+		m.addNotice(fmt.Sprintf("This session was made in %s; it continues here, in %s (pi -r opens a session in its own directory)", s.Cwd, m.host.Cwd))
+		cmd = tea.Batch(cmd, m.flush())
+	}
+	return cmd
 }
 
 func (d resumeDialog) paste(text string) tea.Cmd               { d.p.paste(text); return d.p.takeCmd() }

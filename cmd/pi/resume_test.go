@@ -156,6 +156,7 @@ func TestUIResumePicker(t *testing.T) {
 	tm.waitGone("zebra notes")
 	tm.press("\r")
 	tm.waitFor("Resumed session")
+	tm.waitFor("This session was made in " + other)
 	tm.typeLine("carry on")
 	tm.waitFor("Continued over there.")
 	reqs := srv.Requests()
@@ -176,7 +177,9 @@ func TestUIResumeAtStart(t *testing.T) {
 	now := time.Now()
 	writePeerSession(t, c.agentDir, proj, "aaaa0001", now.Add(-3*time.Hour), "first topic", "first answer")
 	older := writePeerSession(t, c.agentDir, proj, "bbbb0002", now.Add(-30*time.Hour), "second topic", "second answer")
-	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Back on the second topic."}})
+	other := t.TempDir()
+	writePeerSession(t, c.agentDir, other, "cccc0003", now.Add(-50*time.Hour), "a question elsewhere", "an answer elsewhere")
+	srv := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Back on the second topic."}, {Text: "Working over there."}})
 
 	tm := startTerminal(t, c, proj, "-r", "--cwd", proj)
 	tm.waitFor("Resume Session (Current Folder)")
@@ -204,5 +207,21 @@ func TestUIResumeAtStart(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(older); !strings.Contains(string(data), "and then?") {
 		t.Fatalf("the chosen session's file did not grow:\n%s", data)
+	}
+
+	// Another directory's session (tab) runs in its own directory.
+	tm = startTerminal(t, c, proj, "-r", "--cwd", proj)
+	tm.waitFor("second topic")
+	tm.press("\t")
+	tm.waitFor("a question elsewhere")
+	tm.press("elsewhere")
+	tm.waitGone("second topic")
+	tm.press("\r")
+	tm.waitFor("an answer elsewhere")
+	tm.typeLine("what now?")
+	tm.waitFor("Working over there.")
+	reqs := srv.Requests()
+	if last := string(reqs[len(reqs)-1]); !strings.Contains(last, "a question elsewhere") || !strings.Contains(last, other) || strings.Contains(last, proj) {
+		t.Fatalf("the other directory's session did not run there: %s", last)
 	}
 }
