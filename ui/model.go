@@ -841,6 +841,7 @@ func (m *Model) bottom() string {
 		for _, q := range m.followUp {
 			parts = append(parts, m.st.Dim.Render("  then ↳ "+termtext.Escape(firstLine(q))))
 		}
+		m.styleEditor()
 		parts = append(parts, m.editorView())
 	}
 	parts = append(parts, m.footer())

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/piwasm/pi/core/export"
 	"github.com/piwasm/pi/core/theme"
@@ -21,6 +23,11 @@ type themeState struct {
 	// profile is the terminal's colour profile as Bubble Tea detected it
 	// (Unknown until it says).
 	profile colorprofile.Profile
+	// promptKey is the editor prompt's colour last set (styleEditor).
+	promptKey string
+	// plainPrompt is the editor's own prompt style, kept for the themes
+	// that do not colour it.
+	plainPrompt *lipgloss.Style
 }
 
 // downsample reduces the colours of text printed above the session (the
@@ -135,4 +142,31 @@ func (m *Model) exportPalette() *export.Palette {
 	}
 	p := t.Palette(m.theme.appearance)
 	return &p
+}
+
+// styleEditor colours the editor's prompt as the established harness
+// colours its editor's border: by the thinking level, or bashMode for a
+// !command. Styles are set only when the colour changes.
+func (m *Model) styleEditor() {
+	if m.theme.plainPrompt == nil {
+		p := m.editor.Styles().Focused.Prompt
+		m.theme.plainPrompt = &p
+	}
+	want := *m.theme.plainPrompt
+	if m.st.Levels != nil {
+		if strings.HasPrefix(m.editor.Value(), "!") {
+			want = m.st.BashMode
+		} else if s, ok := m.st.Levels[m.rt.Route().ThinkingLevel()]; ok {
+			want = s
+		}
+	}
+	key := fmt.Sprint(want.GetForeground())
+	if key == m.theme.promptKey {
+		return
+	}
+	m.theme.promptKey = key
+	s := m.editor.Styles()
+	s.Focused.Prompt = want
+	s.Blurred.Prompt = want
+	m.editor.SetStyles(s)
 }

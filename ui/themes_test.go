@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/piwasm/pi/core/theme"
 )
 
@@ -93,5 +95,23 @@ func TestThemeSettingAndTerminalBackground(t *testing.T) {
 	press(m, "/settings", "enter", "enter", "4")
 	if v := plainView(m); m.theme.current.Name != "system" || !strings.Contains(v, `theme "nope" not found`) {
 		t.Errorf("an unknown theme: %s\n%s", m.theme.current.Name, v)
+	}
+}
+
+func TestEditorPromptFollowsThinkingAndBash(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRuntime(t, dir, 0)
+	m := fullScreen(t, Host{Runtime: rt, Cwd: dir, Color: true, ThemeSetting: func() string { return "dark" }})
+	d, _ := theme.Builtin("dark")
+	prompt := func() string { return fmt.Sprint(m.editor.Styles().Focused.Prompt.GetForeground()) }
+	m.View()
+	level := rt.Route().ThinkingLevel()
+	if want := fmt.Sprint(lipgloss.Color(d.Color("thinking" + strings.ToUpper(level[:1]) + level[1:]).Spec())); prompt() != want {
+		t.Errorf("thinking %s: prompt %s, want %s", level, prompt(), want)
+	}
+	m.editor.SetValue("!ls")
+	m.View()
+	if want := fmt.Sprint(lipgloss.Color(d.Color("bashMode").Spec())); prompt() != want {
+		t.Errorf("a !command: prompt %s, want %s", prompt(), want)
 	}
 }

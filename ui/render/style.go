@@ -18,6 +18,11 @@ type Styles struct {
 	// panels are ToolPending, ToolSuccess and ToolError. A panel style
 	// without a background draws no panel.
 	UserText, UserBg, ToolPending, ToolSuccess, ToolError lipgloss.Style
+	// Levels colour the editor's prompt by thinking level ("off",
+	// "minimal", … "max"); BashMode colours it for a !command. Empty
+	// (nil) in Plain and Colored: the prompt keeps the terminal's colour.
+	Levels   map[string]lipgloss.Style
+	BashMode lipgloss.Style
 	// Glamour is the markdown style name ("dark", "light", "notty"),
 	// used when Markdown is nil.
 	Glamour string

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 
 	"charm.land/glamour/v2/ansi"
@@ -63,6 +64,14 @@ func FromTheme(t *theme.Theme) Styles {
 		ToolError:   bg("toolErrorBg"),
 		Glamour:     "dark",
 		ThemeName:   t.Name,
+	}
+	if t.Name != theme.System {
+		// The system theme's prompt stays as pi drew it before themes.
+		st.Levels = map[string]lipgloss.Style{}
+		for _, l := range []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"} {
+			st.Levels[l] = fg("thinking" + strings.ToUpper(l[:1]) + l[1:])
+		}
+		st.BashMode = fg("bashMode")
 	}
 	if !userMark.IsDefault() {
 		st.User = st.User.Foreground(lipgloss.Color(userMark.Spec()))
