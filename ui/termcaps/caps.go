@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,10 +63,8 @@ type Terminal struct {
 	ClipboardOSC52 bool
 	// ProgramStatus is PI_PROGRAM_STATUS.
 	ProgramStatus StatusMode
-	// EscTimeout is PI_TUI_ESC_TIMEOUT, or the default for the link (10
-	// ms, 100 ms over ssh): how long a lone ESC waits for the rest of a
-	// sequence.
-	EscTimeout time.Duration
+	// PI_TUI_ESC_TIMEOUT is not here: Bubble Tea's input reader waits a
+	// fixed 50 ms after a lone ESC and takes no other value.
 }
 
 // Env is what detection reads.
@@ -88,11 +85,7 @@ type Lookup func(name string) (raw json.RawMessage, ok bool)
 
 // Defaults of the terminal.* settings (the established harness's, as
 // core/settings registers them).
-const (
-	DefaultImageWidthCells = 60
-	defaultEscTimeout      = 10 * time.Millisecond
-	sshEscTimeout          = 100 * time.Millisecond
-)
+const DefaultImageWidthCells = 60
 
 // Resolve detects the terminal and applies the environment overrides and
 // then the settings, which take precedence, as the established harness
@@ -181,13 +174,6 @@ func Resolve(e Env, get Lookup) Terminal {
 		t.ProgramStatus = StatusAlways
 	case "0":
 		t.ProgramStatus = StatusNever
-	}
-	t.EscTimeout = defaultEscTimeout
-	if env("SSH_CONNECTION") != "" || env("SSH_TTY") != "" {
-		t.EscTimeout = sshEscTimeout
-	}
-	if ms, err := strconv.ParseFloat(strings.TrimSpace(env("PI_TUI_ESC_TIMEOUT")), 64); err == nil && ms > 0 && !math.IsInf(ms, 0) {
-		t.EscTimeout = time.Duration(ms * float64(time.Millisecond))
 	}
 	return t
 }

@@ -3,7 +3,6 @@ package termcaps
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/colorprofile"
 )
@@ -141,7 +140,7 @@ func TestTerminalSettings(t *testing.T) {
 	}{
 		{"defaults", nil, nil, func(t Terminal) bool {
 			return t.ShowImages && t.ImageWidthCells == 60 && !t.ClearOnShrink && !t.Progress && !t.HardwareCursor &&
-				!t.ClipboardOSC52 && t.ProgramStatus == StatusAsk && t.EscTimeout == 10*time.Millisecond
+				!t.ClipboardOSC52 && t.ProgramStatus == StatusAsk
 		}},
 		{"showImages false", nil, map[string]string{"terminal.showImages": "false"}, func(t Terminal) bool { return !t.ShowImages }},
 		{"imageWidthCells floored", nil, map[string]string{"terminal.imageWidthCells": "30.7"}, func(t Terminal) bool { return t.ImageWidthCells == 30 }},
@@ -152,15 +151,11 @@ func TestTerminalSettings(t *testing.T) {
 		{"showTerminalProgress", nil, map[string]string{"terminal.showTerminalProgress": "true"}, func(t Terminal) bool { return t.Progress }},
 		{"PI_HARDWARE_CURSOR", map[string]string{"PI_HARDWARE_CURSOR": "1"}, nil, func(t Terminal) bool { return t.HardwareCursor }},
 		{"showHardwareCursor false beats env", map[string]string{"PI_HARDWARE_CURSOR": "1"}, map[string]string{"showHardwareCursor": "false"}, func(t Terminal) bool { return !t.HardwareCursor }},
-		{"ssh: OSC 52 and a longer ESC wait", map[string]string{"SSH_CONNECTION": "1.2.3.4 5 6.7.8.9 22"}, nil, func(t Terminal) bool {
-			return t.ClipboardOSC52 && t.EscTimeout == 100*time.Millisecond
-		}},
+		{"ssh: OSC 52", map[string]string{"SSH_CONNECTION": "1.2.3.4 5 6.7.8.9 22"}, nil, func(t Terminal) bool { return t.ClipboardOSC52 }},
 		{"mosh", map[string]string{"MOSH_CONNECTION": "1"}, nil, func(t Terminal) bool { return t.ClipboardOSC52 }},
 		{"PI_CLIPBOARD_OSC52", map[string]string{"PI_CLIPBOARD_OSC52": "1"}, nil, func(t Terminal) bool { return t.ClipboardOSC52 }},
 		{"PI_PROGRAM_STATUS 1", map[string]string{"PI_PROGRAM_STATUS": "1"}, nil, func(t Terminal) bool { return t.ProgramStatus == StatusAlways }},
 		{"PI_PROGRAM_STATUS 0", map[string]string{"PI_PROGRAM_STATUS": "0"}, nil, func(t Terminal) bool { return t.ProgramStatus == StatusNever }},
-		{"PI_TUI_ESC_TIMEOUT", map[string]string{"PI_TUI_ESC_TIMEOUT": "250", "SSH_TTY": "/dev/pts/1"}, nil, func(t Terminal) bool { return t.EscTimeout == 250*time.Millisecond }},
-		{"PI_TUI_ESC_TIMEOUT invalid", map[string]string{"PI_TUI_ESC_TIMEOUT": "-5"}, nil, func(t Terminal) bool { return t.EscTimeout == 10*time.Millisecond }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
