@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -269,7 +270,7 @@ func threadSessions(list []SessionInfo) []sessionRow {
 		latest(r, seen)
 	}
 	order := func(ns []*node) {
-		sortStable(ns, func(a, b *node) bool { return a.latest.After(b.latest) })
+		sort.SliceStable(ns, func(i, j int) bool { return ns[i].latest.After(ns[j].latest) })
 	}
 	var rows []sessionRow
 	var walk func(n *node, depth int, continues []bool, last bool)
@@ -288,13 +289,6 @@ func threadSessions(list []SessionInfo) []sessionRow {
 	return rows
 }
 
-func sortStable[T any](s []T, less func(a, b T) bool) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
 
 func (p *sessionPicker) selected() (SessionInfo, bool) {
 	if p.sel < 0 || p.sel >= len(p.rows) {

@@ -20,7 +20,13 @@ import (
 // cwd's sessions folder, and returns its path.
 func writePeerSession(t *testing.T, agentDir, cwd, id string, start time.Time, texts ...string) string {
 	t.Helper()
-	dir := session.Dir(agentDir, cwd)
+	return writePeerSessionIn(t, session.Dir(agentDir, cwd), cwd, id, start, texts...)
+}
+
+// writePeerSessionIn is writePeerSession into dir (a sessions directory
+// of its own).
+func writePeerSessionIn(t *testing.T, dir, cwd, id string, start time.Time, texts ...string) string {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -223,5 +229,51 @@ func TestUIResumeAtStart(t *testing.T) {
 	reqs := srv.Requests()
 	if last := string(reqs[len(reqs)-1]); !strings.Contains(last, "a question elsewhere") || !strings.Contains(last, other) || strings.Contains(last, proj) {
 		t.Fatalf("the other directory's session did not run there: %s", last)
+	}
+}
+
+// TestUIResumeSessionDir: with a sessions directory of its own
+// (PI_CODING_AGENT_SESSION_DIR, as --session-dir and sessionDir), the
+// picker lists this directory's sessions from it, and with tab all of it.
+func TestUIResumeSessionDir(t *testing.T) {
+	c := newCLI(t)
+	proj, other, store := t.TempDir(), t.TempDir(), t.TempDir()
+	now := time.Now()
+	writePeerSessionIn(t, store, proj, "aaaa0001", now.Add(-time.Hour), "kept in the store", "yes")
+	writePeerSessionIn(t, store, other, "bbbb0002", now.Add(-2*time.Hour), "another folder's, same store", "yes")
+	writePeerSession(t, c.agentDir, proj, "cccc0003", now.Add(-3*time.Hour), "in the default place", "yes")
+	tm := startTerminalEnv(t, c, proj, []string{"PI_CODING_AGENT_SESSION_DIR=" + store}, "-r", "--cwd", proj)
+	s := tm.waitFor("kept in the store")
+	if strings.Contains(s, "another folder's") || strings.Contains(s, "in the default place") {
+		t.Fatalf("this directory's list holds other sessions:\n%s", s)
+	}
+	tm.press("\t")
+	s = tm.waitFor("another folder's, same store")
+	if strings.Contains(s, "in the default place") {
+		t.Fatalf("every directory's list reaches outside the sessions directory:\n%s", s)
+	}
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\x1b")
+	tm.waitFor("No session selected")
+}
+
+func TestPickerDeletesOnlySessionFiles(t *testing.T) {
+	agent := t.TempDir()
+	dir := filepath.Join(agent, "sessions", "--work--")
+	for _, c := range []struct {
+		dir, path string
+		ok        bool
+	}{
+		{dir, filepath.Join(dir, "a.jsonl"), true},
+		{dir, filepath.Join(agent, "sessions", "--other--", "b.jsonl"), true},
+		{"/store", "/store/c.jsonl", true},
+		{dir, filepath.Join(dir, "notes.txt"), false},
+		{dir, filepath.Join(agent, "settings.jsonl"), false},
+		{dir, "/etc/d.jsonl", false},
+		{"/store", filepath.Join(agent, "sessions", "x.jsonl"), false},
+	} {
+		if err := insideSessions(agent, c.dir, c.path); (err == nil) != c.ok {
+			t.Errorf("insideSessions(%s, %s) = %v, want ok %v", c.dir, c.path, err, c.ok)
+		}
 	}
 }
