@@ -289,7 +289,6 @@ func threadSessions(list []SessionInfo) []sessionRow {
 	return rows
 }
 
-
 func (p *sessionPicker) selected() (SessionInfo, bool) {
 	if p.sel < 0 || p.sel >= len(p.rows) {
 		return SessionInfo{}, false
