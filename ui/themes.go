@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -23,8 +22,8 @@ type themeState struct {
 	// profile is the terminal's colour profile as Bubble Tea detected it
 	// (Unknown until it says).
 	profile colorprofile.Profile
-	// promptKey is the editor prompt's colour last set (styleEditor).
-	promptKey string
+	// prompt is what the editor prompt's colour was last set for.
+	prompt promptKey
 	// plainPrompt is the editor's own prompt style, kept for the themes
 	// that do not colour it.
 	plainPrompt *lipgloss.Style
@@ -152,21 +151,33 @@ func (m *Model) styleEditor() {
 		p := m.editor.Styles().Focused.Prompt
 		m.theme.plainPrompt = &p
 	}
+	key := promptKey{theme: m.st.ThemeName, themed: m.st.Levels != nil}
+	if key.themed {
+		key.bash = strings.HasPrefix(m.editor.Value(), "!")
+		key.level = m.rt.Route().ThinkingLevel()
+	}
+	if key == m.theme.prompt {
+		return
+	}
+	m.theme.prompt = key
 	want := *m.theme.plainPrompt
-	if m.st.Levels != nil {
-		if strings.HasPrefix(m.editor.Value(), "!") {
-			want = m.st.BashMode
-		} else if s, ok := m.st.Levels[m.rt.Route().ThinkingLevel()]; ok {
+	switch {
+	case !key.themed:
+	case key.bash:
+		want = m.st.BashMode
+	default:
+		if s, ok := m.st.Levels[key.level]; ok {
 			want = s
 		}
 	}
-	key := fmt.Sprint(want.GetForeground())
-	if key == m.theme.promptKey {
-		return
-	}
-	m.theme.promptKey = key
 	s := m.editor.Styles()
 	s.Focused.Prompt = want
 	s.Blurred.Prompt = want
 	m.editor.SetStyles(s)
+}
+
+// promptKey is what the editor prompt's colour depends on.
+type promptKey struct {
+	theme, level string
+	themed, bash bool
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/piwasm/pi/core/diag"
 )
@@ -22,19 +24,39 @@ var builtinFS embed.FS
 // builtinNames are the built-in themes in the order they are offered.
 var builtinNames = [...]string{System, "dark", "light"}
 
-// Builtin returns the built-in theme name.
+// Builtin returns the built-in theme name. Each is parsed once, when
+// first asked for: most sessions use one theme, and start-up should not
+// pay for the others.
 func Builtin(name string) (*Theme, bool) {
+	for i, n := range builtinNames {
+		if n == name {
+			b := &builtins[i]
+			b.once.Do(func() { b.t = parseBuiltin(n) })
+			return b.t, b.t != nil
+		}
+	}
+	return nil, false
+}
+
+// builtins hold the parsed built-in themes (immutable once parsed); the
+// zero value is ready, so the package does nothing at initialisation.
+var builtins [len(builtinNames)]struct {
+	once sync.Once
+	t    *Theme
+}
+
+func parseBuiltin(name string) *Theme {
 	data, err := builtinFS.ReadFile("builtin/" + name + ".json")
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	t, err := Parse(data)
 	if err != nil {
 		// The built-in files are tested; a broken one is a build defect,
-		// shown as the plain terminal colours rather than a crash.
-		return nil, false
+		// left out rather than a crash.
+		return nil
 	}
-	return t, true
+	return t
 }
 
 // Sources are where themes come from besides the built-in ones, as the
@@ -54,9 +76,10 @@ type Sources struct {
 }
 
 // Set is the themes one load found: the built-in ones and every valid
-// file, one per name.
+// file, one per name. A file may take a built-in theme's name (dark,
+// light), and then replaces it.
 type Set struct {
-	byName map[string]*Theme
+	byName map[string]*Theme // the files' themes
 	names  []string
 }
 
@@ -68,11 +91,6 @@ type Set struct {
 // dark or light theme.
 func Load(src Sources) (*Set, []diag.Diagnostic) {
 	s := &Set{byName: map[string]*Theme{}}
-	for _, n := range builtinNames {
-		if t, ok := Builtin(n); ok {
-			s.byName[n] = t
-		}
-	}
 	var ds []diag.Diagnostic
 	custom := map[string]string{} // name → the file that took it
 	add := func(path string) {
@@ -130,8 +148,11 @@ func Load(src Sources) (*Set, []diag.Diagnostic) {
 	for _, p := range src.Flags {
 		walk(p, true)
 	}
+	s.names = append(s.names, builtinNames[:]...)
 	for n := range s.byName {
-		s.names = append(s.names, n)
+		if !slices.Contains(s.names, n) {
+			s.names = append(s.names, n)
+		}
 	}
 	sort.Slice(s.names, func(i, j int) bool {
 		a, b := s.names[i], s.names[j]
@@ -168,8 +189,10 @@ func (s *Set) Names() []string { return append([]string(nil), s.names...) }
 
 // Get returns the theme called name.
 func (s *Set) Get(name string) (*Theme, bool) {
-	t, ok := s.byName[name]
-	return t, ok
+	if t, ok := s.byName[name]; ok {
+		return t, true
+	}
+	return Builtin(name)
 }
 
 // Pick chooses the theme a "theme" setting (or --use-theme) names for a
@@ -185,19 +208,24 @@ func (s *Set) Pick(setting, appearance string) (t *Theme, note string) {
 			name = light
 		}
 	} else if strings.Contains(name, "/") {
-		return s.byName[System], fmt.Sprintf("theme %q: want a theme name or LIGHT/DARK (two names); using %q", setting, System)
+		return s.system(), fmt.Sprintf("theme %q: want a theme name or LIGHT/DARK (two names); using %q", setting, System)
 	}
 	if name == "" {
 		name = System
 	}
-	if t, ok := s.byName[name]; ok {
+	if t, ok := s.Get(name); ok {
 		return t, ""
 	}
 	note = fmt.Sprintf("theme %q not found", name)
 	if near := nearest(name, s.names); near != "" {
 		note += fmt.Sprintf(" (did you mean %q?)", near)
 	}
-	return s.byName[System], note + fmt.Sprintf("; using %q", System)
+	return s.system(), note + fmt.Sprintf("; using %q", System)
+}
+
+func (s *Set) system() *Theme {
+	t, _ := Builtin(System)
+	return t
 }
 
 // Pair splits the "LIGHT/DARK" form of the theme setting.

@@ -281,3 +281,21 @@ func TestResolvedAsThePeer(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadBuiltins is a Load without custom themes once the built-in
+// theme in use is parsed; BenchmarkParseSystem is that one-time parse of
+// the default theme, what a session's start-up pays for themes.
+func BenchmarkLoadBuiltins(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Load(Sources{})
+	}
+}
+
+func BenchmarkParseSystem(b *testing.B) {
+	data, _ := builtinFS.ReadFile("builtin/system.json")
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse(data)
+	}
+}
