@@ -42,7 +42,8 @@ func TestExportUsesTheTheme(t *testing.T) {
 	set := writeCustomTheme(t, t.TempDir())
 	setting := "ocean"
 	rt := newTestRuntime(t, dir, 1)
-	m := fullScreen(t, Host{Runtime: rt, Cwd: dir, Themes: func() *theme.Set { return set }, ThemeSetting: func() string { return setting }})
+	m := fullScreen(t, Host{Runtime: rt, Cwd: dir, Themes: func() *theme.Set { return set }, ThemeSetting: func() string { return setting },
+		Reload: func() ([]string, error) { return nil, nil }})
 	press(m, "/export themed.html", "enter")
 	html, err := os.ReadFile(filepath.Join(dir, "themed.html"))
 	if err != nil {
@@ -57,7 +58,7 @@ func TestExportUsesTheTheme(t *testing.T) {
 	// The system theme's colours are the terminal's: the page keeps its
 	// own.
 	setting = "system"
-	m.applyTheme()
+	press(m, "/reload", "enter")
 	press(m, "/export plain.html", "enter")
 	html, _ = os.ReadFile(filepath.Join(dir, "plain.html"))
 	if strings.Contains(string(html), ":root{color-scheme") || !strings.Contains(string(html), "prefers-color-scheme") {
