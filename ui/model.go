@@ -230,8 +230,8 @@ func (m *Model) show(d *dialog) {
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if m.terminalMsg(msg) {
-		return m, nil
+	if cmd, ok := m.terminalMsg(msg); ok {
+		return m, cmd
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -597,7 +597,9 @@ func (m *Model) sent(s sentMsg) tea.Cmd {
 func (m *Model) events(evs []agent.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, e := range evs {
-		m.runEvent(e)
+		if c := m.runEvent(e); c != nil {
+			cmds = append(cmds, c)
+		}
 		switch e.Type {
 		case agent.AgentStart:
 			m.working = true

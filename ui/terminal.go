@@ -3,9 +3,11 @@ package ui
 import (
 	"encoding/base64"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/tool"
@@ -20,19 +22,49 @@ type termState struct {
 	// yet, or aborted: idle), "done" or "error"; runErr is the error's
 	// first line.
 	runEnd, runErr string
+	// ticking: the progress keep-alive is scheduled.
+	ticking bool
 }
+
+// progressTickMsg repeats the progress indicator while the agent works.
+type progressTickMsg struct{}
+
+// progressEvery is how often the indicator is sent again: terminals drop
+// one that is not renewed (Ghostty after 15 s), and the established harness
+// renews it every second.
+const progressEvery = time.Second
 
 // picture is an image to draw inline below a transcript block.
 type picture struct{ data, mime string }
 
 // terminalMsg handles the messages about the terminal itself.
-func (m *Model) terminalMsg(msg tea.Msg) bool {
+func (m *Model) terminalMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case tea.ProgramStatusSupportMsg:
 		m.tstate.statusOK = true
-		return true
+		return nil, true
+	case progressTickMsg:
+		m.tstate.ticking = false
+		if !m.progressing() {
+			return nil, true
+		}
+		return tea.Batch(tea.Raw(ansi.SetIndeterminateProgressBar), m.progressTick()), true
 	}
-	return false
+	return nil, false
+}
+
+// progressing says whether the progress indicator shows.
+func (m *Model) progressing() bool {
+	return m.host.Terminal.Progress && (m.working || m.compacting) && !m.quitting
+}
+
+// progressTick schedules the keep-alive unless it is already.
+func (m *Model) progressTick() tea.Cmd {
+	if m.tstate.ticking || !m.host.Terminal.Progress {
+		return nil
+	}
+	m.tstate.ticking = true
+	return tea.Tick(progressEvery, func(time.Time) tea.Msg { return progressTickMsg{} })
 }
 
 // terminalInit asks the terminal whether it takes program status reports
@@ -44,11 +76,15 @@ func (m *Model) terminalInit() tea.Cmd {
 	return nil
 }
 
-// runEvent follows a run for the program status.
-func (m *Model) runEvent(e agent.Event) {
+// runEvent follows a run for the program status and starts the progress
+// keep-alive.
+func (m *Model) runEvent(e agent.Event) tea.Cmd {
 	switch e.Type {
+	case agent.CompactionStart:
+		return m.progressTick()
 	case agent.AgentStart:
 		m.tstate.runEnd, m.tstate.runErr = "", ""
+		return m.progressTick()
 	case agent.MessageEnd:
 		if e.Message != nil && e.Message.Role == "assistant" && e.Message.StopReason == "error" {
 			m.tstate.runErr = firstLine(e.Message.ErrorMessage)
@@ -63,6 +99,7 @@ func (m *Model) runEvent(e agent.Event) {
 			m.tstate.runEnd = "done"
 		}
 	}
+	return nil
 }
 
 // decorate sets what the view tells the terminal beside its content:
@@ -71,7 +108,7 @@ func (m *Model) runEvent(e agent.Event) {
 func (m *Model) decorate(v *tea.View, content string) {
 	t := m.host.Terminal
 	busy := m.working || m.compacting
-	if t.Progress && busy && !m.quitting {
+	if m.progressing() {
 		v.ProgressBar = tea.NewProgressBar(tea.ProgressBarIndeterminate, 0)
 	}
 	if t.ProgramStatus == termcaps.StatusAlways || t.ProgramStatus == termcaps.StatusAsk && m.tstate.statusOK {

@@ -100,6 +100,16 @@ func TestProgressAndProgramStatus(t *testing.T) {
 	if v.ProgramStatus != nil {
 		t.Errorf("a status report before the terminal said it takes them")
 	}
+	// The indicator is sent again every second while the run goes on.
+	// (The batch's second command is the next tick, not waited for here.)
+	_, cmd := m.Update(progressTickMsg{})
+	b, _ := cmd().(tea.BatchMsg)
+	if len(b) != 2 {
+		t.Fatalf("the keep-alive is not the sequence and the next tick: %d commands", len(b))
+	}
+	if r, ok := b[0]().(tea.RawMsg); !ok || fmt.Sprint(r.Msg) != "\x1b]9;4;3\x07" {
+		t.Errorf("the keep-alive sent %#v", b[0]())
+	}
 	m.Update(tea.ProgramStatusSupportMsg{})
 	if v := m.View(); v.ProgramStatus == nil || v.ProgramStatus.State != tea.ProgramStateWorking {
 		t.Errorf("status while working: %+v", v.ProgramStatus)
@@ -108,6 +118,9 @@ func TestProgressAndProgramStatus(t *testing.T) {
 	v = m.View()
 	if v.ProgressBar != nil {
 		t.Errorf("progress left after the run")
+	}
+	if _, cmd := m.Update(progressTickMsg{}); cmd != nil {
+		t.Errorf("the keep-alive goes on after the run")
 	}
 	if v.ProgramStatus == nil || v.ProgramStatus.State != tea.ProgramStateDone {
 		t.Errorf("status after the run: %+v", v.ProgramStatus)

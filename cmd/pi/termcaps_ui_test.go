@@ -36,8 +36,8 @@ func (tm *terminal) waitForOutput(want string) {
 }
 
 // terminalRun runs one interactive turn in a pseudo-terminal with env and
-// settings.json: the model reads a PNG, then replies with a link and a Go
-// code block. It returns all pi wrote and whether OSC 9;4 progress was on
+// settings.json: the message attaches a PNG (@dot.png), the model reads
+// it, then replies with a link and a Go code block. It returns all pi wrote and whether OSC 9;4 progress was on
 // while the read ran (before the reply came).
 func terminalRun(t *testing.T, env []string, settingsJSON string) (out, during string) {
 	t.Helper()
@@ -60,10 +60,7 @@ func terminalRun(t *testing.T, env []string, settingsJSON string) (out, during s
 		"TERM_PROGRAM=", "TERM_PROGRAM_VERSION=", "KITTY_WINDOW_ID=", "ITERM_SESSION_ID=", "WEZTERM_PANE=", "GHOSTTY_RESOURCES_DIR=",
 		"WT_SESSION=", "TMUX=", "COLORTERM=", "ALACRITTY_WINDOW_ID=", "WARP_SESSION_ID=", "TERMINAL_EMULATOR=",
 		"PI_IMAGE_PROTOCOL=", "PI_HYPERLINKS=", "PI_TRUE_COLOR=", "PI_PROGRAM_STATUS=",
-	}, env...), "--cwd", proj)
-	// Typed only once the session is drawn (the terminal in raw mode).
-	tm.waitFor("mock-1")
-	tm.typeLine("look at dot.png")
+	}, env...), "--cwd", proj, "@dot.png", "look at dot.png")
 	tm.waitFor("All read.")
 	during = tm.output()
 	tm.press("\x04")
@@ -82,8 +79,10 @@ func terminalRun(t *testing.T, env []string, settingsJSON string) (out, during s
 func TestTerminalCapabilitiesITerm2(t *testing.T) {
 	on, during := terminalRun(t, []string{"TERM_PROGRAM=iTerm.app", "NO_COLOR=", "PI_PROGRAM_STATUS=1"},
 		`{"terminal":{"showTerminalProgress":true}}`)
+	if n := strings.Count(on, "\x1b]1337;File=inline=1;"); n != 2 {
+		t.Errorf("%d iTerm2 images, want 2 (the attachment and the read's)", n)
+	}
 	for _, want := range []string{
-		"\x1b]1337;File=inline=1;",       // the image
 		"https://example.com/guide",      // the link's address
 		"\x1b]8;",                        // an OSC 8 link
 		"\x1b]9;4;3\x07",                 // progress while working
