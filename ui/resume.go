@@ -671,7 +671,14 @@ func PickSession(ctx context.Context, h Host, in io.Reader, out io.Writer) (stri
 	h.RenameSession = nil
 	st := render.Plain()
 	if h.Color {
-		st = render.Colored()
+		// The session's theme (a LIGHT/DARK pair by COLORFGBG: the
+		// picker does not wait for the terminal's answer).
+		setting := ""
+		if h.ThemeSetting != nil {
+			setting = h.ThemeSetting()
+		}
+		t, _ := pickTheme(h, setting, h.Appearance)
+		st = render.FromTheme(t)
 	}
 	pm := &pickModel{p: newSessionPicker(&h, "", true), st: st, width: 80}
 	prog := tea.NewProgram(pm, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())

@@ -58,21 +58,26 @@ func (m *Model) themeSetting() string {
 	return ""
 }
 
-// applyTheme picks the theme again (after start-up, /reload, a /settings
-// change or the terminal's background colour) and redraws with it. The
-// note says when the asked-for theme is not there.
-func (m *Model) applyTheme() (note string) {
+// pickTheme is the theme setting asks for among the host's themes.
+func pickTheme(h Host, setting, appearance string) (*theme.Theme, string) {
 	var set *theme.Set
-	if m.host.Themes != nil {
-		set = m.host.Themes()
+	if h.Themes != nil {
+		set = h.Themes()
 	}
 	if set == nil {
 		set, _ = theme.Load(theme.Sources{NoDiscover: true})
 	}
+	return set.Pick(setting, appearance)
+}
+
+// applyTheme picks the theme again (after start-up, /reload, a /settings
+// change or the terminal's background colour) and redraws with it. The
+// note says when the asked-for theme is not there.
+func (m *Model) applyTheme() (note string) {
 	if m.theme.appearance == "" {
 		m.theme.appearance = "dark"
 	}
-	t, note := set.Pick(m.themeSetting(), m.theme.appearance)
+	t, note := pickTheme(m.host, m.themeSetting(), m.theme.appearance)
 	m.theme.current = t
 	if !m.host.Color {
 		// NO_COLOR: the theme still colours /export's page.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
+	"github.com/piwasm/pi/core/theme"
 	"github.com/piwasm/pi/ui"
 )
 
@@ -149,6 +150,9 @@ func (a *app) pickAtStart(ctx context.Context, c *common, r *runFlags) (path, cw
 		return "", "", err
 	}
 	h := a.pickerHost(l, a.sessionsDir(l, r.sessionDir), func() (string, *session.Transcript) { return "", nil })
+	th := &themeHost{a: a, flags: &r.peer.themes}
+	th.load(l) // its diagnostics are told when the session opens
+	h.Themes, h.ThemeSetting, h.Appearance = func() *theme.Set { return th.set }, func() string { return th.setting(l) }, theme.EnvAppearance(a.getenv)
 	path, err = ui.PickSession(ctx, h, a.stdin, a.stdout)
 	if err != nil || path == "" {
 		return "", "", err
