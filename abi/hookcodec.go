@@ -317,6 +317,9 @@ func (r UIRequest) AppendJSON(b []byte) ([]byte, error) {
 	}
 	w.str("placeholder", r.Placeholder, true)
 	w.str("level", r.Level, true)
+	w.str("prefill", r.Prefill, true)
+	w.str("key", r.Key, true)
+	w.str("text", r.Text, true)
 	w.integer("timeoutMs", r.TimeoutMs, true)
 	return w.done()
 }

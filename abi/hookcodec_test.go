@@ -118,6 +118,8 @@ func TestUIRequestAppendJSON(t *testing.T) {
 		{},
 		{Title: "Pick <one>", Message: "m\n", Options: []string{"a", "é"}, Placeholder: "p", Level: "warning", TimeoutMs: 1500},
 		{Options: []string{}},
+		{Title: "Edit", Prefill: "a\nb"},
+		{Key: "k", Text: "working…"},
 	} {
 		got, err := r.AppendJSON(nil)
 		if err != nil {

@@ -7,14 +7,20 @@ package abi
 //	pi_ui_input(reqPtr, reqLen, dstPtr, dstCap i32) i64
 //	pi_ui_confirm(reqPtr, reqLen i32) i64
 //	pi_ui_notify(reqPtr, reqLen i32) i64
+//	pi_ui_editor(reqPtr, reqLen, dstPtr, dstCap i32) i64
+//	pi_ui_status(reqPtr, reqLen i32) i64
 //
 // pi_ui_select and pi_ui_input deliver the chosen option or the typed text
 // like pi_fetch (copied when it fits in dstCap, else only its length is
 // returned; asking again with the same request and a larger buffer gets the
 // same answer without asking the person twice). ErrNotFound means no
 // answer: the person cancelled, the question timed out, or pi runs without
-// anyone to ask (print and JSON mode). pi_ui_confirm returns 1 for yes and
-// 0 for no (the default). pi_ui_notify returns 0. ErrDenied means the call
+// anyone to ask (print and JSON mode). pi_ui_editor is pi_ui_input for
+// several lines of text, opened with Prefill (the established harness's
+// ctx.ui.editor). pi_ui_confirm returns 1 for yes and 0 for no (the
+// default). pi_ui_notify returns 0, and so does pi_ui_status, which sets
+// (Text) or clears (no Text) the extension's entry Key in the status line
+// (ctx.ui.setStatus); neither waits for the person. ErrDenied means the call
 // has asked its maximum number of questions (MaxUIQuestions); ErrInvalid a
 // request that is not a valid UIRequest.
 const (
@@ -22,6 +28,8 @@ const (
 	HostUIInput   = "pi_ui_input"
 	HostUIConfirm = "pi_ui_confirm"
 	HostUINotify  = "pi_ui_notify"
+	HostUIEditor  = "pi_ui_editor"
+	HostUIStatus  = "pi_ui_status"
 )
 
 // MaxUIQuestions caps the questions (dialogs and notifications) of one
@@ -42,6 +50,12 @@ type UIRequest struct {
 	// Level is a notification's kind: "info" (default), "warning" or
 	// "error".
 	Level string `json:"level,omitempty"`
+	// Prefill is the text an editor opens with.
+	Prefill string `json:"prefill,omitempty"`
+	// Key names a status entry of the extension ("": its main one);
+	// Text is the entry's text ("": the entry is removed).
+	Key  string `json:"key,omitempty"`
+	Text string `json:"text,omitempty"`
 	// TimeoutMs shortens the time the person has to answer (the host's
 	// own limit applies when it is 0 or longer); the default answer is
 	// taken when it passes.
@@ -57,9 +71,13 @@ type UIRequest struct {
 //	pi_ui_input_block(req i64) i64
 //	pi_ui_confirm_block(req i64) i64
 //	pi_ui_notify_block(req i64) i64
+//	pi_ui_editor_block(req i64) i64
+//	pi_ui_status_block(req i64) i64
 const (
 	HostUISelectBlock  = "pi_ui_select_block"
 	HostUIInputBlock   = "pi_ui_input_block"
 	HostUIConfirmBlock = "pi_ui_confirm_block"
 	HostUINotifyBlock  = "pi_ui_notify_block"
+	HostUIEditorBlock  = "pi_ui_editor_block"
+	HostUIStatusBlock  = "pi_ui_status_block"
 )

@@ -90,6 +90,8 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 		{abi.HostUIInput, abi.HostUIInputBlock, AskInput, true},
 		{abi.HostUIConfirm, abi.HostUIConfirmBlock, AskConfirm, false},
 		{abi.HostUINotify, abi.HostUINotifyBlock, AskNotify, false},
+		{abi.HostUIEditor, abi.HostUIEditorBlock, AskEditor, true},
+		{abi.HostUIStatus, abi.HostUIStatusBlock, AskStatus, false},
 	} {
 		params := []api.ValueType{i32, i32}
 		if f.dst {

@@ -16,14 +16,15 @@ import (
 )
 
 // UI answers the questions extensions ask (pi_ui_select, pi_ui_confirm,
-// pi_ui_input, pi_ui_notify). cmd/pi gives each mode its own: a dialog in
+// pi_ui_input, pi_ui_editor, pi_ui_notify) and shows their status entries
+// (pi_ui_status). cmd/pi gives each mode its own: a dialog in
 // the interactive UI, extension_ui_request records over RPC, and the
 // default answers (DefaultUI) in print and JSON mode.
 type UI interface {
 	// Ask shows q and returns the person's answer. It must return when
 	// ctx is done (the question's deadline), with the default answer
-	// (Answer{Cancelled: true}). A notification is shown and returns at
-	// once.
+	// (Answer{Cancelled: true}). A notification or status entry is
+	// shown and returns at once.
 	Ask(ctx context.Context, q Question) Answer
 }
 
@@ -33,6 +34,10 @@ const (
 	AskConfirm = "confirm"
 	AskInput   = "input"
 	AskNotify  = "notify"
+	// AskEditor asks for several lines of text, opened with Prefill.
+	AskEditor = "editor"
+	// AskStatus sets the status entry Key to Message ("" removes it).
+	AskStatus = "status"
 )
 
 // Question is one question of an extension. Every text in it comes from
@@ -40,13 +45,18 @@ const (
 // host; Message keeps its line breaks.
 type Question struct {
 	Extension   string
-	Kind        string // AskSelect, AskConfirm, AskInput or AskNotify
+	Kind        string // AskSelect, AskConfirm, AskInput, AskEditor, AskNotify or AskStatus
 	Title       string
 	Message     string
 	Options     []string // select
 	Placeholder string   // input
 	Level       string   // notify: "info", "warning" or "error"
-	Timeout     time.Duration
+	Prefill     string   // editor (line breaks kept)
+	// Key is a status entry's key: the extension's name, followed by
+	// ":" and the key the guest gave when it gave one, so that one
+	// extension cannot replace another's entry.
+	Key     string
+	Timeout time.Duration
 }
 
 // Answer is the person's answer: the option chosen (select) or the text
@@ -174,6 +184,13 @@ func (e *Extension) ask(ctx context.Context, kind, req string) ([]byte, int64) {
 	}
 	cs.questions++
 	q.Extension = termtext.Escape(e.Name())
+	if kind == AskStatus {
+		q.Key = q.Extension
+		if q.Title != "" { // the guest's key, escaped by parseQuestion
+			q.Key += ":" + q.Title
+			q.Title = ""
+		}
+	}
 	ui := e.rt.cfg.UI
 	if ui == nil {
 		ui = &DefaultUI{}
@@ -209,7 +226,7 @@ func (e *Extension) ask(ctx context.Context, kind, req string) ([]byte, int64) {
 		} else {
 			val = []byte(orig[i])
 		}
-	case AskInput:
+	case AskInput, AskEditor:
 		if a.Cancelled || len(a.Value) > maxUIAnswer || !utf8.ValidString(a.Value) {
 			code = abi.ErrNotFound
 		} else {
@@ -261,6 +278,15 @@ func parseQuestion(kind, req string) (q Question, orig []string, ok bool) {
 		if r.Title == "" && r.Message == "" {
 			return q, nil, false
 		}
+	case AskStatus:
+		// The key travels in Title until ask prefixes it with the
+		// extension's name; the text is one line.
+		q.Title, q.Message = termtext.Escape(r.Key), termtext.Escape(r.Text)
+	case AskEditor:
+		if r.Title == "" {
+			return q, nil, false
+		}
+		q.Prefill = termtext.EscapeLines(r.Prefill)
 	default:
 		if r.Title == "" {
 			return q, nil, false
@@ -351,8 +377,9 @@ func (e *Extension) asksUser() bool {
 	for _, im := range e.pkg.Imports {
 		if im.Module == abi.HostModule {
 			switch im.Name {
-			case abi.HostUISelect, abi.HostUIInput, abi.HostUIConfirm, abi.HostUINotify,
-				abi.HostUISelectBlock, abi.HostUIInputBlock, abi.HostUIConfirmBlock, abi.HostUINotifyBlock:
+			case abi.HostUISelect, abi.HostUIInput, abi.HostUIConfirm, abi.HostUINotify, abi.HostUIEditor, abi.HostUIStatus,
+				abi.HostUISelectBlock, abi.HostUIInputBlock, abi.HostUIConfirmBlock, abi.HostUINotifyBlock,
+				abi.HostUIEditorBlock, abi.HostUIStatusBlock:
 				return true
 			}
 		}

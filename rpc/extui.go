@@ -11,8 +11,9 @@ import (
 // the client as extension_ui_request records, in the established
 // harness's extension-UI protocol: select, confirm and input wait for the
 // extension_ui_response with the same id (or the question's deadline,
-// sent as timeout in milliseconds so that the client can show it); notify
-// is fire and forget.
+// sent as timeout in milliseconds so that the client can show it); editor
+// waits the same way, without a timeout field (the established harness
+// sends none for it); notify and setStatus are fire and forget.
 func (s *Server) ExtensionUI() host.UI { return extensionUI{s} }
 
 type extensionUI struct{ s *Server }
@@ -33,6 +34,14 @@ func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
 		s.out.emit(rec)
 		return host.Answer{}
 	}
+	if q.Kind == host.AskStatus {
+		rec["method"], rec["statusKey"] = "setStatus", q.Key
+		if q.Message != "" {
+			rec["statusText"] = q.Message
+		}
+		s.out.emit(rec)
+		return host.Answer{}
+	}
 	rec["title"] = "[" + q.Extension + "] " + q.Title
 	switch q.Kind {
 	case host.AskSelect:
@@ -43,8 +52,12 @@ func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
 		if q.Placeholder != "" {
 			rec["placeholder"] = q.Placeholder
 		}
+	case host.AskEditor:
+		if q.Prefill != "" {
+			rec["prefill"] = q.Prefill
+		}
 	}
-	if dl, ok := ctx.Deadline(); ok {
+	if dl, ok := ctx.Deadline(); ok && q.Kind != host.AskEditor {
 		rec["timeout"] = max(time.Until(dl).Milliseconds(), 1)
 	}
 	ch := make(chan rpcCommand, 1)

@@ -46,6 +46,28 @@ func AskInputWith(r abi.UIRequest) (string, bool) {
 	return v, code >= 0
 }
 
+// Editor asks for several lines of text in an editor opened with prefill
+// and returns the text as the person left it, or ok false when there is
+// no answer (the established harness's ctx.ui.editor).
+func Editor(title, prefill string) (text string, ok bool) {
+	return EditorWith(abi.UIRequest{Title: title, Prefill: prefill})
+}
+
+// EditorWith is Editor with every field of the request.
+func EditorWith(r abi.UIRequest) (string, bool) {
+	v, code := uiAsk(abi.HostUIEditor, r)
+	return v, code >= 0
+}
+
+// SetStatus sets this extension's status entry key to text in the status
+// line, or removes it when text is "" (the established harness's
+// ctx.ui.setStatus); key "" is the extension's main entry. It does not
+// wait, and counts as a question towards the cap of a call. In print and
+// JSON mode nothing is shown.
+func SetStatus(key, text string) {
+	uiAsk(abi.HostUIStatus, abi.UIRequest{Key: key, Text: text})
+}
+
 // Notify shows text to the person without waiting; level is "info",
 // "warning" or "error" ("" is "info"). In print mode it goes to stderr.
 func Notify(level, text string) {

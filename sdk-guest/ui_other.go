@@ -19,6 +19,10 @@ func uiCall(name string, req []byte) (string, int64) {
 		return "", abi.ErrInvalid
 	}
 	kind := name[len("pi_ui_"):]
+	if kind == "status" {
+		h.Asked = append(h.Asked, kind+": "+r.Key+"="+r.Text)
+		return "", 0
+	}
 	h.Asked = append(h.Asked, kind+": "+r.Title+r.Message)
 	if kind == "notify" {
 		return "", 0

@@ -21,6 +21,12 @@ func piUIConfirm(reqPtr, reqLen uint32) int64
 //go:wasmimport extism:host/user pi_ui_notify
 func piUINotify(reqPtr, reqLen uint32) int64
 
+//go:wasmimport extism:host/user pi_ui_editor
+func piUIEditor(reqPtr, reqLen, dstPtr, dstCap uint32) int64
+
+//go:wasmimport extism:host/user pi_ui_status
+func piUIStatus(reqPtr, reqLen uint32) int64
+
 func uiCall(name string, req []byte) (string, int64) {
 	rp, rl := bufPtr(req), uint32(len(req))
 	defer runtime.KeepAlive(req)
@@ -30,8 +36,12 @@ func uiCall(name string, req []byte) (string, int64) {
 		return "", piUIConfirm(rp, rl)
 	case abi.HostUINotify:
 		return "", piUINotify(rp, rl)
+	case abi.HostUIStatus:
+		return "", piUIStatus(rp, rl)
 	case abi.HostUISelect:
 		f = piUISelect
+	case abi.HostUIEditor:
+		f = piUIEditor
 	default:
 		f = piUIInput
 	}

@@ -3,10 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/host"
+	"github.com/piwasm/pi/ui/render"
 )
 
 // ExtensionUI returns the UI that shows extensions' questions (pi_ui_*) as
@@ -32,8 +35,12 @@ func (u extensionUI) Ask(ctx context.Context, question host.Question) host.Answe
 	if send == nil {
 		return host.Answer{Cancelled: true}
 	}
-	if question.Kind == host.AskNotify {
+	switch question.Kind {
+	case host.AskNotify:
 		send(noticeMsg(notifyText(question)))
+		return host.Answer{}
+	case host.AskStatus:
+		send(extStatusMsg{key: question.Key, text: question.Message})
 		return host.Answer{}
 	}
 	reply := make(chan host.Answer, 1)
@@ -78,6 +85,8 @@ func extensionDialog(a extAskMsg) *dialog {
 	}
 	d := &dialog{title: title, body: q.Message, owner: a.reply}
 	switch q.Kind {
+	case host.AskEditor:
+		d.custom = &editorDialog{title: title, text: []rune(q.Prefill), reply: a.reply}
 	case host.AskSelect:
 		for _, o := range q.Options {
 			d.options = append(d.options, option{label: o})
@@ -100,4 +109,102 @@ func extensionDialog(a extAskMsg) *dialog {
 		d.cancel = func(m *Model) tea.Cmd { return answer(host.Answer{Cancelled: true}) }
 	}
 	return d
+}
+
+// extStatusMsg sets (text) or removes ("") an extension's status entry.
+type extStatusMsg struct{ key, text string }
+
+// extStatus keeps the extensions' status entries in the order they were
+// first set; the footer shows them.
+type extStatus struct {
+	keys []string
+	text map[string]string
+}
+
+func (s *extStatus) set(key, text string) {
+	if s.text == nil {
+		s.text = map[string]string{}
+	}
+	if text == "" {
+		if _, ok := s.text[key]; ok {
+			delete(s.text, key)
+			s.keys = slices.DeleteFunc(s.keys, func(k string) bool { return k == key })
+		}
+		return
+	}
+	if _, ok := s.text[key]; !ok {
+		s.keys = append(s.keys, key)
+	}
+	s.text[key] = text
+}
+
+// line is the entries as the footer shows them: " • text" each (the
+// texts were escaped by the host).
+func (s *extStatus) line() string {
+	var b strings.Builder
+	for _, k := range s.keys {
+		b.WriteString(" • " + s.text[k])
+	}
+	return b.String()
+}
+
+// editorDialog is an extension's editor (pi_ui_editor): several lines of
+// text, opened with the prefill. Enter hands the text back; shift+enter,
+// alt+enter or ctrl+j starts a new line; esc gives no answer.
+type editorDialog struct {
+	title string
+	text  []rune
+	reply chan host.Answer
+}
+
+// editorRows is how many of the text's last lines the dialog shows.
+const editorRows = 12
+
+func (e *editorDialog) key(m *Model, s string) tea.Cmd {
+	switch s {
+	case "enter":
+		m.dialog = nil
+		e.reply <- host.Answer{Value: string(e.text)}
+	case "esc", "ctrl+c":
+		m.dialog = nil
+		e.reply <- host.Answer{Cancelled: true}
+	case "shift+enter", "alt+enter", "ctrl+j":
+		e.text = append(e.text, '\n')
+	case "backspace":
+		if len(e.text) > 0 {
+			e.text = e.text[:len(e.text)-1]
+		}
+	case "space":
+		e.text = append(e.text, ' ')
+	case "tab":
+		e.text = append(e.text, '\t')
+	default:
+		if r := []rune(s); len(r) == 1 {
+			e.text = append(e.text, r[0])
+		}
+	}
+	return nil
+}
+
+func (e *editorDialog) paste(text string) {
+	e.text = append(e.text, []rune(strings.ReplaceAll(text, "\r\n", "\n"))...)
+}
+
+func (e *editorDialog) view(width int, st render.Styles) string {
+	bar := st.Accent.Render("┃ ")
+	var b strings.Builder
+	b.WriteString(bar + st.Title.Render(e.title))
+	lines := strings.Split(string(e.text), "\n")
+	if n := len(lines) - editorRows; n > 0 {
+		b.WriteString("\n" + bar + st.Dim.Render(fmt.Sprintf("… %d line(s) above", n)))
+		lines = lines[n:]
+	}
+	for i, l := range lines {
+		if i == len(lines)-1 {
+			l += "▏"
+		}
+		b.WriteString("\n" + bar + truncateTo(termtext.Escape(l), width-2))
+	}
+	b.WriteString("\n" + bar + st.Dim.Render("enter: done · shift+enter: new line · esc: cancel"))
+	return b.String()
 }

@@ -82,6 +82,9 @@ type Model struct {
 	md     *render.Markdown
 	disp   Display
 
+	// extStatus: the extensions' status entries (pi_ui_status).
+	extStatus extStatus
+
 	blocks   []*block
 	printed  int // blocks already in the scrollback (inline mode)
 	expanded bool
@@ -276,6 +279,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case extAskMsg:
 		m.show(extensionDialog(msg))
+		return m, nil
+	case extStatusMsg:
+		m.extStatus.set(msg.key, msg.text)
 		return m, nil
 	case extDoneMsg:
 		for i, d := range m.waiting {
@@ -867,6 +873,7 @@ func (m *Model) footer() string {
 			rest += fmt.Sprintf(" (%d%%)", st.ContextTokens*100/st.Route.ContextWindow)
 		}
 	}
+	rest += m.extStatus.line()
 	switch {
 	case m.notice != "":
 		rest += " • " + m.notice
