@@ -186,8 +186,9 @@ func (e *editorDialog) key(m *Model, s string) tea.Cmd {
 	return nil
 }
 
-func (e *editorDialog) paste(text string) {
+func (e *editorDialog) paste(text string) tea.Cmd {
 	e.text = append(e.text, []rune(strings.ReplaceAll(text, "\r\n", "\n"))...)
+	return nil
 }
 
 func (e *editorDialog) view(width int, st render.Styles) string {
