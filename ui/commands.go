@@ -50,6 +50,7 @@ func (m *Model) cmdSession(string) tea.Cmd {
 	if s.Cost > 0 {
 		fmt.Fprintf(&b, "\ncost     $%.3f", s.Cost)
 	}
+	b.WriteString(m.cacheSummary(tr))
 	m.addNotice(b.String())
 	return m.flush()
 }

@@ -80,6 +80,11 @@ type Host struct {
 	// HideThinking starts with thinking blocks folded (hideThinkingBlock;
 	// ctrl+t toggles).
 	HideThinking bool
+	// CacheNotices shows prompt-cache misses, refreshes and what a
+	// compaction was billed (showCacheMissNotices).
+	CacheNotices bool
+	// CacheWarming, when set, is the cache warming section of /session.
+	CacheWarming func() string
 	// ImportSession copies a session file next to this directory's
 	// sessions, checks it and switches to it; it returns the copy's path.
 	ImportSession func(path string) (string, error)

@@ -86,7 +86,8 @@ type Model struct {
 	extStatus extStatus
 
 	blocks   []*block
-	printed  int // blocks already in the scrollback (inline mode)
+	printed  int         // blocks already in the scrollback (inline mode)
+	warm     *warmNotice // the last cache refresh's line (cachenotices.go)
 	expanded bool
 	scroll   int // full-screen: lines scrolled up from the bottom
 	// compacting: a compaction is being written.
@@ -635,7 +636,10 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 					m.streamView = ""
 				}
 				m.addMessage(*e.Message)
+				m.cacheMissed(*e.Message)
 			}
+		case agent.EntryAppended:
+			m.cacheWarned(e)
 		case agent.ToolExecutionStart:
 			m.tools = append(m.tools, &liveTool{id: e.ToolCallID, t: render.Tool{Name: e.ToolName, Args: e.Args}})
 		case agent.ToolExecutionUpdate:

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/promptcache"
@@ -77,4 +79,20 @@ func lastPromptTokens(branch []session.Entry) int {
 		}
 	}
 	return 0
+}
+
+// cacheWarmingSummary is /session's cache warming lines: the setting, the
+// warmer's state and, once a decision has numbers, what a miss and a
+// refresh cost.
+func cacheWarmingSummary(w *promptcache.Warmer, values *settings.Settings) string {
+	mode := values.String("cacheWarming")
+	if mode == "" {
+		mode = promptcache.ModeIdle
+	}
+	s := w.Status()
+	out := "warming  " + mode + ": " + promptcache.FormatStatus(s, time.Now())
+	if d := s.Decision; d != nil && d.EconomicsAvailable {
+		out += fmt.Sprintf("\n         a cache miss would cost $%.3f more; a refresh costs $%.3f", d.MissCost, d.WarmCost)
+	}
+	return out
 }

@@ -234,11 +234,15 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		return ls.rt.State().SessionFile, ls.rt.Transcript()
 	})
 	h.Sessions, h.SessionText, h.RenameSession, h.DeleteSession = picker.Sessions, picker.SessionText, picker.RenameSession, picker.DeleteSession
+	if ls.warmer != nil {
+		h.CacheWarming = func() string { return cacheWarmingSummary(ls.warmer, l.Values) }
+	}
 	disp := ui.DisplayFrom(l.Values)
 	h.Display = &disp
 	if v := l.Values; v != nil {
 		h.ExternalEditor = v.String("externalEditor")
 		h.HideThinking = v.Bool("hideThinkingBlock")
+		h.CacheNotices = v.Bool("showCacheMissNotices")
 		if v.String("sessionShareDestination") == "radius" {
 			h.ShareRefusal = `sessionShareDestination is "radius", the established harness's own sharing service, which pi does not upload to; set it to "gist" (or "auto") to share as a GitHub gist`
 		}

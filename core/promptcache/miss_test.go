@@ -57,3 +57,18 @@ func TestDetect(t *testing.T) {
 		t.Errorf("total = %+v", w)
 	}
 }
+
+func TestNoticeTexts(t *testing.T) {
+	u := prompt.Usage{Input: 12000, Output: 800, Cost: prompt.Cost{Total: 0.048}}
+	if got := CompactionNotice(false, u); got != "Compaction used 13k tokens (~$0.05)" {
+		t.Errorf("compaction: %q", got)
+	}
+	if got := CompactionNotice(true, prompt.Usage{Input: 900}); got != "Branch summary used 900 tokens" {
+		t.Errorf("branch summary: %q", got)
+	}
+	for n, want := range map[int]string{950: "950", 1234: "1.2k", 40100: "40k", 1500000: "1.5M", 25000000: "25M"} {
+		if got := Tokens(n); got != want {
+			t.Errorf("Tokens(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
