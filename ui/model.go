@@ -641,7 +641,7 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 		case agent.EntryAppended:
 			m.cacheWarned(e)
 		case agent.ToolExecutionStart:
-			m.tools = append(m.tools, &liveTool{id: e.ToolCallID, t: render.Tool{Name: e.ToolName, Args: e.Args}})
+			m.tools = append(m.tools, &liveTool{id: e.ToolCallID, t: render.Tool{Name: e.ToolName, Args: e.Args, Link: m.fileLink(e.ToolName, e.Args)}})
 		case agent.ToolExecutionUpdate:
 			if t := m.tool(e.ToolCallID); t != nil && e.Result != nil {
 				t.t.Output = e.Result.Text()

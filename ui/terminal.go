@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -175,6 +176,26 @@ func (m *Model) withPictures(draw func(int, bool) string, pics []picture) func(i
 		}
 		return out
 	}
+}
+
+// fileLink is the file:// address a tool call's header links to: the path
+// of a read, write, edit or ls, where the terminal shows links.
+func (m *Model) fileLink(name string, args []byte) string {
+	if !m.host.Terminal.Hyperlinks {
+		return ""
+	}
+	switch name {
+	case "read", "write", "edit", "ls":
+	default:
+		return ""
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" || strings.ContainsAny(a.Path, "\x00\x07\x1b") {
+		return ""
+	}
+	return termcaps.FileURL(a.Path, m.host.Cwd)
 }
 
 func toolPictures(r *tool.Result) []picture {

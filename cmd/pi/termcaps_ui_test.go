@@ -71,7 +71,8 @@ func terminalRun(t *testing.T, env []string, settingsJSON string) (out, during s
 }
 
 // With an iTerm2 terminal (TERM_PROGRAM=iTerm.app), the picture the read
-// tool returns is drawn with iTerm2's sequence and links are OSC 8 links;
+// tool returns is drawn with iTerm2's sequence, links and the read's path
+// are OSC 8 links;
 // terminal.showTerminalProgress shows OSC
 // 9;4 while the agent works and clears it; PI_PROGRAM_STATUS=1 reports the
 // program's state. The same terminal with the settings turned off gets
@@ -85,6 +86,7 @@ func TestTerminalCapabilitiesITerm2(t *testing.T) {
 	for _, want := range []string{
 		"https://example.com/guide",      // the link's address
 		"\x1b]8;",                        // an OSC 8 link
+		"/dot.png\x1b\\",                 // the read's path linked (file://…/dot.png)
 		"\x1b]9;4;3\x07",                 // progress while working
 		"\x1b]7501;state=working:app=pi", // program status
 	} {

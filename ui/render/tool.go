@@ -7,12 +7,17 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/core/termtext"
+	"github.com/piwasm/pi/ui/termcaps"
 )
 
 // Tool is one tool call as the session draws it, running or finished.
 type Tool struct {
 	Name string
 	Args json.RawMessage
+	// Link, when set, makes the header's argument an OSC 8 link to it (the
+	// file a read, write, edit or ls concerns, where the terminal shows
+	// links).
+	Link string
 	// Output is the result text so far (partial while running).
 	Output string
 	// Details is the result's details (an edit's diff).
@@ -49,7 +54,11 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 	case t.Done:
 		mark = st.Success.Render("✓")
 	}
-	head := mark + " " + st.Title.Render(t.Name) + " " + truncate(termtext.Escape(Summary(t.Args)), width-len(t.Name)-3)
+	summary := truncate(termtext.Escape(Summary(t.Args)), width-len(t.Name)-3)
+	if t.Link != "" {
+		summary = termcaps.Hyperlink(summary, t.Link)
+	}
+	head := mark + " " + st.Title.Render(t.Name) + " " + summary
 	switch {
 	case t.Done && t.DurationMs >= 0:
 		head += st.Dim.Render(fmt.Sprintf(" (%s)", duration(t.DurationMs)))
