@@ -178,6 +178,34 @@ func (m *Model) withPictures(draw func(int, bool) string, pics []picture) func(i
 	}
 }
 
+// setTerminal applies a terminal setting /settings changed: at once
+// where the session can (images, links and the path links, progress, the
+// cursor), at the next start where the renderer fixed it when it started
+// (the colour profile, the image protocol). ok is false for other keys.
+func (m *Model) setTerminal(name, value string) (note string, ok bool) {
+	on := value == "true"
+	t := &m.host.Terminal
+	switch name {
+	case "terminal.showImages":
+		t.ShowImages = on
+	case "terminal.showTerminalProgress":
+		t.Progress = on
+	case "terminal.hyperlinks":
+		if value == `"auto"` {
+			return "; pi detects it again at the next start", true
+		}
+		t.Hyperlinks = on
+	case "showHardwareCursor":
+		t.HardwareCursor = on
+		m.editor.SetVirtualCursor(!on)
+	case "terminal.trueColor", "terminal.images", "terminal.imageWidthCells", "terminal.clearOnShrink":
+		return "; it takes effect at the next start", true
+	default:
+		return "", false
+	}
+	return "", true
+}
+
 // fileLink is the file:// address a tool call's header links to: the path
 // of a read, write, edit or ls, where the terminal shows links.
 func (m *Model) fileLink(name string, args []byte) string {

@@ -170,3 +170,37 @@ func TestToolImagesInline(t *testing.T) {
 		})
 	}
 }
+
+// /settings changes the terminal's session-wide keys at once: here the
+// hardware cursor appears without a restart; the colour profile waits for
+// the next start and says so.
+func TestTerminalSettingsApplyAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	var saved []string
+	m := fullScreen(t, Host{Runtime: newTestRuntime(t, dir, 0), Cwd: dir,
+		Settings: func() ([]Setting, error) {
+			return []Setting{
+				{Name: "showHardwareCursor", Value: "false", Options: []string{"true", "false"}, File: "settings.json"},
+				{Name: "terminal.trueColor", Value: `"auto"`, Options: []string{"true", "false"}, File: "settings.json"},
+			}, nil
+		},
+		SetSetting: func(name, value string) (string, error) {
+			saved = append(saved, name+"="+value)
+			return "settings.json", nil
+		},
+	})
+	if m.View().Cursor != nil {
+		t.Fatal("a terminal cursor before the setting")
+	}
+	press(m, "/settings", "enter", "enter", "1")
+	if len(saved) != 1 || saved[0] != "showHardwareCursor=true" {
+		t.Fatalf("saved %v", saved)
+	}
+	if m.View().Cursor == nil {
+		t.Errorf("showHardwareCursor true in /settings did not show the terminal's cursor")
+	}
+	press(m, "/settings", "enter", "down", "enter", "1")
+	if v := plainView(m); !strings.Contains(v, "terminal.trueColor = true") || !strings.Contains(v, "next start") {
+		t.Errorf("the colour profile's change is not explained:\n%s", v)
+	}
+}
