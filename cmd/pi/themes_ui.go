@@ -5,6 +5,8 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"sort"
 
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/resources"
@@ -87,5 +89,7 @@ func (t *themeHost) withTheme(list []ui.Setting, l *resources.Loaded) []ui.Setti
 		b, _ := json.Marshal(n)
 		s.Options = append(s.Options, string(b))
 	}
-	return append([]ui.Setting{s}, list...)
+	// In its place among the keys, which uiSettings lists by name.
+	at := sort.Search(len(list), func(i int) bool { return list[i].Name > s.Name })
+	return slices.Insert(list, at, s)
 }
