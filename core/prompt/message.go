@@ -39,6 +39,9 @@ type Usage struct {
 	Reasoning   *int `json:"reasoning,omitempty"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// CacheWrite1h is the part of CacheWrite written for an hour, which
+	// Anthropic reports (nil for the other APIs, and not written).
+	CacheWrite1h *int `json:"cacheWrite1h,omitempty"`
 }
 
 // Cost is what a reply cost in dollars; pi records zeros unless a price is

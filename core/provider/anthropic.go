@@ -519,6 +519,8 @@ type anthropicEvent struct {
 	Type    string `json:"type"`
 	Index   int    `json:"index"`
 	Message *struct {
+		ID    string          `json:"id"`
+		Model string          `json:"model"`
 		Usage *anthropicUsage `json:"usage"`
 	} `json:"message"`
 	ContentBlock *struct {
@@ -546,6 +548,13 @@ type anthropicUsage struct {
 	OutputTokens             *int `json:"output_tokens"`
 	CacheCreationInputTokens *int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     *int `json:"cache_read_input_tokens"`
+	CacheCreation            *struct {
+		Ephemeral1hInputTokens *int `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+	// The thinking part of output_tokens, reported in message_delta.
+	OutputTokensDetails *struct {
+		ThinkingTokens *int `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
 }
 
 // apply copies the counts that are present; message_delta repeats only some.
@@ -562,6 +571,12 @@ func (u *anthropicUsage) apply(dst *Usage) {
 	set(u.OutputTokens, &dst.OutputTokens)
 	set(u.CacheCreationInputTokens, &dst.CacheWriteTokens)
 	set(u.CacheReadInputTokens, &dst.CacheReadTokens)
+	if c := u.CacheCreation; c != nil && c.Ephemeral1hInputTokens != nil {
+		dst.CacheWrite1hTokens = *c.Ephemeral1hInputTokens
+	}
+	if d := u.OutputTokensDetails; d != nil && d.ThinkingTokens != nil {
+		dst.ReasoningTokens, dst.ReasoningReported = *d.ThinkingTokens, true
+	}
 }
 
 // anthropicStream folds messages events into an assembler.
@@ -599,7 +614,14 @@ func (s *anthropicStream) event(ev sseEvent) (bool, error) {
 	switch typ {
 	case "message_start":
 		s.started = true
+		// Priced from here on, as the established harness prices the
+		// counts message_start carries.
+		s.out.usage.Reported, s.out.usage.CacheWrite1hReported = true, true
 		if e.Message != nil {
+			s.out.respID = e.Message.ID
+			if e.Message.Model != "" {
+				s.out.answeredBy(e.Message.Model)
+			}
 			e.Message.Usage.apply(&s.out.usage)
 		}
 	case "content_block_start":

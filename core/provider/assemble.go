@@ -25,6 +25,10 @@ type assembler struct {
 	stop      string // normalised from rawStop
 	refusal   string // set when the provider's stop reason means failure
 	blocks    []*block
+	// asked is the model the route names; respID and respModel what the
+	// provider said of its response (respModel only when another model
+	// answered).
+	asked, respID, respModel string
 }
 
 type block struct {
@@ -140,6 +144,14 @@ func (a *assembler) endAll() {
 	}
 }
 
+// answeredBy records the model the provider says answered, unless it is
+// the one asked for or one was recorded before.
+func (a *assembler) answeredBy(model string) {
+	if a.respModel == "" && model != a.asked {
+		a.respModel = model
+	}
+}
+
 // setStop records the provider's stop reason and its normalised form.
 func (a *assembler) setStop(api, raw string) {
 	a.rawStop = raw
@@ -176,6 +188,7 @@ func (a *assembler) result() Response {
 	r.Text, r.Thinking = text.String(), thinking.String()
 	r.Usage = a.usage
 	r.RawStopReason = a.rawStop
+	r.ResponseID, r.ResponseModel = a.respID, a.respModel
 	r.StopReason = a.stop
 	if r.StopReason == "" {
 		r.StopReason = StopReasonStop

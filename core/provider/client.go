@@ -22,6 +22,19 @@ type Usage struct {
 	OutputTokens     int
 	CacheReadTokens  int
 	CacheWriteTokens int
+	// ReasoningTokens is the part of OutputTokens spent thinking, when
+	// ReasoningReported (the established harness records it only then).
+	ReasoningTokens   int
+	ReasoningReported bool
+	// CacheWrite1hTokens is the part of CacheWriteTokens written for an
+	// hour; CacheWrite1hReported says the API counts it apart (Anthropic's
+	// does).
+	CacheWrite1hTokens   int
+	CacheWrite1hReported bool
+	// Reported says the provider reported usage at all (the established
+	// harness prices a reply only then, and records that the total was
+	// computed, not billed).
+	Reported bool
 }
 
 // Normalised stop reasons, the same words for every API.
@@ -50,6 +63,11 @@ type Response struct {
 	RawStopReason     string
 	ErrorMessage      string
 	Usage             Usage
+	// ResponseID is the provider's id of the response (empty when it sent
+	// none); ResponseModel the model that answered, set only when the
+	// provider named one other than the model asked for.
+	ResponseID    string
+	ResponseModel string
 }
 
 // Stream event types, the names the established harness uses for the
@@ -227,6 +245,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 	policy := c.Retry.withDefaults()
 	for attempt := 0; ; attempt++ {
 		out := newAssembler(onEvent)
+		out.asked = route.ModelID
 		err := c.once(ctx, route, target, body, out, req.SessionID)
 		resp := out.result()
 		if err == nil {

@@ -278,6 +278,7 @@ type googleChunk struct {
 		} `json:"content"`
 		FinishReason string `json:"finishReason"`
 	} `json:"candidates"`
+	ResponseID    string `json:"responseId"`
 	UsageMetadata *struct {
 		PromptTokenCount        int `json:"promptTokenCount"`
 		CandidatesTokenCount    int `json:"candidatesTokenCount"`
@@ -318,11 +319,17 @@ func (s *googleStream) event(e sseEvent) (bool, error) {
 	if c.Error != nil {
 		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.Message, transient: c.Error.Code == 503 || c.Error.Code == 500 || c.Error.Status == "UNAVAILABLE"}
 	}
+	if s.out.respID == "" {
+		s.out.respID = c.ResponseID // the first one the stream names
+	}
 	if u := c.UsageMetadata; u != nil {
 		s.out.usage = Usage{
-			InputTokens:     u.PromptTokenCount - u.CachedContentTokenCount,
-			OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
-			CacheReadTokens: u.CachedContentTokenCount,
+			InputTokens:       u.PromptTokenCount - u.CachedContentTokenCount,
+			OutputTokens:      u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			CacheReadTokens:   u.CachedContentTokenCount,
+			ReasoningTokens:   u.ThoughtsTokenCount,
+			ReasoningReported: true,
+			Reported:          true,
 		}
 	}
 	if len(c.Candidates) == 0 {

@@ -317,6 +317,10 @@ type openAIChunk struct {
 	Choices []openAIChoice `json:"choices"`
 	Usage   *openAIUsage   `json:"usage"`
 	Error   *apiErrorBody  `json:"error"`
+	// ID and Model, as JSON: every chunk repeats them, and only the first
+	// is decoded (see openAIStream.identify).
+	ID    json.RawMessage `json:"id"`
+	Model json.RawMessage `json:"model"`
 }
 
 type openAIChoice struct {
@@ -354,6 +358,12 @@ type openAIUsage struct {
 	} `json:"prompt_tokens_details"`
 	PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
 	CachedTokens         *int `json:"cached_tokens"`
+	// The reasoning part of CompletionTokens: OpenAI reports it in the
+	// details, some compatible servers beside the other counts.
+	CompletionTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // usage converts the counts; servers put the cache hits in one of three
@@ -371,11 +381,18 @@ func (u *openAIUsage) usage() Usage {
 	if u.PromptTokensDetails != nil {
 		write = u.PromptTokensDetails.CacheWriteTokens
 	}
+	reasoning := u.CompletionTokensDetails.ReasoningTokens
+	if reasoning == 0 {
+		reasoning = u.ReasoningTokens
+	}
 	return Usage{
-		InputTokens:      max(0, u.PromptTokens-read-write),
-		OutputTokens:     u.CompletionTokens,
-		CacheReadTokens:  read,
-		CacheWriteTokens: write,
+		InputTokens:       max(0, u.PromptTokens-read-write),
+		OutputTokens:      u.CompletionTokens,
+		CacheReadTokens:   read,
+		CacheWriteTokens:  write,
+		ReasoningTokens:   reasoning,
+		Reported:          true,
+		ReasoningReported: true,
 	}
 }
 
@@ -436,6 +453,36 @@ func newOpenAIStream(label string, out *assembler) *openAIStream {
 	return &openAIStream{label: label, out: out, text: -1, thinking: -1, byIndex: map[int]int{}, byID: map[string]int{}}
 }
 
+// identify takes the response's id and model from the first chunk that
+// names them, as the established harness does; the chunks after repeat
+// them and are only compared, without decoding or copying.
+func (s *openAIStream) identify(c *openAIChunk) {
+	if s.out.respID == "" && len(c.ID) > 0 {
+		s.out.respID = rawString(c.ID)
+	}
+	if s.out.respModel == "" && len(c.Model) > 0 && !rawStringIs(c.Model, s.out.asked) {
+		s.out.answeredBy(rawString(c.Model))
+	}
+}
+
+// rawString is the string raw JSON holds; "" for another value.
+func rawString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// rawStringIs reports whether raw JSON is the string s (written without
+// escapes, as servers write model names; an escaped one is decoded).
+func rawStringIs(raw json.RawMessage, s string) bool {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1:n-1]) == s
+	}
+	return rawString(raw) == s
+}
+
 // event handles one SSE event; it reports whether the stream is over.
 func (s *openAIStream) event(ev sseEvent) (bool, error) {
 	data := ev.raw
@@ -464,6 +511,7 @@ func (s *openAIStream) event(ev sseEvent) (bool, error) {
 	if c.Error != nil {
 		return false, &streamError{Provider: s.label, Reason: "server reported an error mid-stream: " + c.Error.String(), transient: c.Error.transient()}
 	}
+	s.identify(c)
 	if c.Usage != nil {
 		s.out.usage = c.Usage.usage()
 	}

@@ -27,10 +27,14 @@ func decodeOpenAIChunk(data []byte, c *openAIChunk) bool {
 			return d.choices(c)
 		case "usage":
 			return d.usage(&c.Usage)
+		case "id":
+			return d.rawShared(&c.ID)
+		case "model":
+			return d.rawShared(&c.Model)
 		case "error":
 			return false
 		}
-		return d.unknown(key, "choices", "usage", "error")
+		return d.unknown(key, "choices", "usage", "id", "model", "error")
 	})
 	if !ok {
 		return false
@@ -430,6 +434,19 @@ func (d *chunkDecoder) plainString(p *string) bool {
 	return ok
 }
 
+// rawShared reads any value into a json.RawMessage field without copying
+// it: the field then points into the chunk's data, so it must be read
+// before the next chunk is decoded. Every chunk repeats the response's id
+// and model, and a copy of each would be two allocations a chunk.
+func (d *chunkDecoder) rawShared(p *json.RawMessage) bool {
+	start := d.i
+	if !d.skip() {
+		return false
+	}
+	*p = json.RawMessage(d.b[start:d.i:d.i])
+	return true
+}
+
 // raw reads any value into a json.RawMessage field (a copy, as
 // json.Unmarshal keeps one).
 func (d *chunkDecoder) raw(p *json.RawMessage) bool {
@@ -550,6 +567,19 @@ func (d *chunkDecoder) usage(p **openAIUsage) bool {
 			return d.plainInt(&u.PromptTokens)
 		case "completion_tokens":
 			return d.plainInt(&u.CompletionTokens)
+		case "reasoning_tokens":
+			return d.plainInt(&u.ReasoningTokens)
+		case "completion_tokens_details":
+			if d.peek() == 'n' {
+				return d.literal("null")
+			}
+			cd := &u.CompletionTokensDetails
+			return d.object(func(key []byte) bool {
+				if string(key) == "reasoning_tokens" {
+					return d.plainInt(&cd.ReasoningTokens)
+				}
+				return d.unknown(key, "reasoning_tokens")
+			})
 		case "prompt_cache_hit_tokens":
 			return d.optInt(&u.PromptCacheHitTokens)
 		case "cached_tokens":
@@ -576,7 +606,8 @@ func (d *chunkDecoder) usage(p **openAIUsage) bool {
 				return d.unknown(key, "cached_tokens", "cache_write_tokens")
 			})
 		}
-		return d.unknown(key, "prompt_tokens", "completion_tokens", "prompt_cache_hit_tokens", "cached_tokens", "prompt_tokens_details")
+		return d.unknown(key, "prompt_tokens", "completion_tokens", "prompt_cache_hit_tokens", "cached_tokens", "prompt_tokens_details",
+			"reasoning_tokens", "completion_tokens_details")
 	})
 }
 

@@ -265,6 +265,7 @@ type responsesEvent struct {
 	Delta       string          `json:"delta"`
 	Item        json.RawMessage `json:"item"`
 	Response    *struct {
+		ID                string `json:"id"`
 		Status            string `json:"status"`
 		IncompleteDetails *struct {
 			Reason string `json:"reason"`
@@ -279,6 +280,9 @@ type responsesEvent struct {
 			InputTokensDetails *struct {
 				CachedTokens int `json:"cached_tokens"`
 			} `json:"input_tokens_details"`
+			OutputTokensDetails *struct {
+				ReasoningTokens int `json:"reasoning_tokens"`
+			} `json:"output_tokens_details"`
 		} `json:"usage"`
 	} `json:"response"`
 	Code    string `json:"code"`
@@ -367,9 +371,22 @@ func (s *responsesStream) event(e sseEvent) (bool, error) {
 		if ok || it.Type == "reasoning" {
 			s.out.end(i)
 		}
-	case "response.completed", "response.incomplete", "response.done":
+	case "response.created":
 		if ev.Response != nil {
+			s.out.respID = ev.Response.ID
+		}
+	case "response.completed", "response.incomplete", "response.done":
+		// The established harness prices the reply here, usage or not.
+		s.out.usage.Reported = true
+		if ev.Response != nil {
+			if ev.Response.ID != "" {
+				s.out.respID = ev.Response.ID
+			}
 			if u := ev.Response.Usage; u != nil {
+				s.out.usage.ReasoningReported = true
+				if d := u.OutputTokensDetails; d != nil {
+					s.out.usage.ReasoningTokens = d.ReasoningTokens
+				}
 				s.out.usage.InputTokens = u.InputTokens
 				s.out.usage.OutputTokens = u.OutputTokens
 				if u.InputTokensDetails != nil {
@@ -379,7 +396,9 @@ func (s *responsesStream) event(e sseEvent) (bool, error) {
 			}
 			s.out.rawStop = ev.Response.Status
 			if ev.Response.Status == "incomplete" && ev.Response.IncompleteDetails != nil {
-				s.out.rawStop = ev.Response.IncompleteDetails.Reason
+				// "incomplete.max_output_tokens", as the established
+				// harness records it.
+				s.out.rawStop = ev.Response.Status + "." + ev.Response.IncompleteDetails.Reason
 				switch ev.Response.IncompleteDetails.Reason {
 				case "max_output_tokens":
 					s.out.stop = StopReasonLength
@@ -394,6 +413,9 @@ func (s *responsesStream) event(e sseEvent) (bool, error) {
 		return true, nil
 	case "response.failed":
 		msg := "the response failed"
+		if ev.Response != nil {
+			s.out.rawStop = ev.Response.Status
+		}
 		if ev.Response != nil && ev.Response.Error != nil {
 			msg += ": " + ev.Response.Error.Message
 		}

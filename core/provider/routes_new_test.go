@@ -32,7 +32,7 @@ data: {"type":"response.function_call_arguments.delta","item_id":"fc_1","output_
 
 data: {"type":"response.output_item.done","output_index":2,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"read","arguments":"{\"path\":\"a.go\"}"}}
 
-data: {"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":100,"output_tokens":20,"input_tokens_details":{"cached_tokens":40}}}}
+data: {"type":"response.completed","response":{"id":"r1","status":"completed","usage":{"input_tokens":100,"output_tokens":20,"input_tokens_details":{"cached_tokens":40},"output_tokens_details":{"reasoning_tokens":9}}}}
 
 `
 
@@ -57,8 +57,11 @@ func TestResponsesRoute(t *testing.T) {
 		string(resp.ToolCalls[0].Arguments) != `{"path":"a.go"}` || resp.StopReason != StopReasonToolUse {
 		t.Fatalf("response %+v", resp)
 	}
-	if resp.Usage != (Usage{InputTokens: 60, OutputTokens: 20, CacheReadTokens: 40}) {
+	if resp.Usage != (Usage{InputTokens: 60, OutputTokens: 20, CacheReadTokens: 40, ReasoningTokens: 9, ReasoningReported: true, Reported: true}) {
 		t.Errorf("usage %+v", resp.Usage)
+	}
+	if resp.ResponseID != "r1" || resp.ResponseModel != "" || resp.RawStopReason != "completed" {
+		t.Errorf("id %q, model %q, raw stop reason %q", resp.ResponseID, resp.ResponseModel, resp.RawStopReason)
 	}
 	got := last()
 	if got.path != "/v1/responses" || got.header.Get("Authorization") != "Bearer sk-o" {
@@ -104,16 +107,16 @@ func TestResponsesStreamErrors(t *testing.T) {
 	}
 	srv, _ := fakeServer(t, sse("data: {\"type\":\"response.incomplete\",\"response\":{\"status\":\"incomplete\",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}}}\n\n"))
 	resp, err := testClient(srv).StreamEvents(context.Background(), Route{Provider: "o", ModelID: "m", BaseURL: srv.URL, API: APIOpenAIResponses}, hello, nil)
-	if err != nil || resp.StopReason != StopReasonLength {
+	if err != nil || resp.StopReason != StopReasonLength || resp.RawStopReason != "incomplete.max_output_tokens" {
 		t.Errorf("length: %+v %v", resp, err)
 	}
 }
 
 const googleReply = `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Plan","thought":true,"thoughtSignature":"SIG"}]}}]}
 
-data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}]}
+data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"responseId":"g-1"}
 
-data: {"candidates":[{"content":{"role":"model","parts":[{"text":"lo"},{"functionCall":{"name":"read","args":{"path":"a.go"}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":50,"candidatesTokenCount":7,"thoughtsTokenCount":3,"cachedContentTokenCount":10}}
+data: {"candidates":[{"content":{"role":"model","parts":[{"text":"lo"},{"functionCall":{"name":"read","args":{"path":"a.go"}}}]},"finishReason":"STOP"}],"responseId":"g-1","usageMetadata":{"promptTokenCount":50,"candidatesTokenCount":7,"thoughtsTokenCount":3,"cachedContentTokenCount":10}}
 
 `
 
@@ -137,8 +140,11 @@ func TestGoogleRoute(t *testing.T) {
 		string(resp.ToolCalls[0].Arguments) != `{"path":"a.go"}` || resp.StopReason != StopReasonToolUse {
 		t.Fatalf("response %+v", resp)
 	}
-	if resp.Usage != (Usage{InputTokens: 40, OutputTokens: 10, CacheReadTokens: 10}) {
+	if resp.Usage != (Usage{InputTokens: 40, OutputTokens: 10, CacheReadTokens: 10, ReasoningTokens: 3, ReasoningReported: true, Reported: true}) {
 		t.Errorf("usage %+v", resp.Usage)
+	}
+	if resp.ResponseID != "g-1" || resp.RawStopReason != "STOP" {
+		t.Errorf("id %q, raw stop reason %q", resp.ResponseID, resp.RawStopReason)
 	}
 	got := last()
 	if got.path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || got.query != "alt=sse" || got.header.Get("X-Goog-Api-Key") != "g-key" || got.header.Get("Authorization") != "" {

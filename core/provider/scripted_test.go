@@ -53,7 +53,7 @@ func jsonString(s string) string {
 func openAIScript(r scriptReply, frag int) string {
 	var b strings.Builder
 	chunk := func(delta string, extra string) {
-		fmt.Fprintf(&b, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{%s}%s}]}\n\n", delta, extra)
+		fmt.Fprintf(&b, "data: {\"id\":\"c1\",\"model\":\"gpt-x-2026\",\"choices\":[{\"index\":0,\"delta\":{%s}%s}]}\n\n", delta, extra)
 	}
 	chunk(`"role":"assistant","content":null`, `,"finish_reason":null`)
 	for _, p := range pieces(r.thinking, frag) {
@@ -87,7 +87,7 @@ func openAIScript(r scriptReply, frag int) string {
 	finish := map[string]string{StopReasonStop: "stop", StopReasonLength: "length", StopReasonToolUse: "tool_calls"}[r.stop]
 	chunk("", fmt.Sprintf(`,"finish_reason":%q`, finish))
 	u := r.usage
-	fmt.Fprintf(&b, "data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"prompt_tokens_details\":{\"cached_tokens\":%d}}}\n\n", u.InputTokens+u.CacheReadTokens, u.OutputTokens, u.CacheReadTokens)
+	fmt.Fprintf(&b, "data: {\"id\":\"c1\",\"model\":\"gpt-x-2026\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"prompt_tokens_details\":{\"cached_tokens\":%d},\"completion_tokens_details\":{\"reasoning_tokens\":%d}}}\n\n", u.InputTokens+u.CacheReadTokens, u.OutputTokens, u.CacheReadTokens, u.ReasoningTokens)
 	b.WriteString("data: [DONE]\n\n")
 	return b.String()
 }
@@ -127,7 +127,7 @@ func anthropicScript(r scriptReply, frag int) string {
 		idx++
 	}
 	stop := map[string]string{StopReasonStop: "end_turn", StopReasonLength: "max_tokens", StopReasonToolUse: "tool_use"}[r.stop]
-	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, u.OutputTokens))
+	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d,"output_tokens_details":{"thinking_tokens":%d}}}`, stop, u.OutputTokens, u.ReasoningTokens))
 	ev("message_stop", `{"type":"message_stop"}`)
 	return b.String()
 }

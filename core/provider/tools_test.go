@@ -26,7 +26,7 @@ var toolReply = scriptReply{
 		{"call_3", "ls", ``},
 	},
 	stop:  StopReasonToolUse,
-	usage: Usage{InputTokens: 120, OutputTokens: 45, CacheReadTokens: 1000},
+	usage: Usage{InputTokens: 120, OutputTokens: 45, CacheReadTokens: 1000, ReasoningTokens: 12, ReasoningReported: true, Reported: true},
 }
 
 var wantToolCalls = []ToolCall{
@@ -59,13 +59,17 @@ func TestStreamToolCalls(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantSig, wantRaw := "reasoning_content", "tool_calls"
+				// The response's id, and the model that answered when it
+				// is not the one asked for (the scripted OpenAI server
+				// names a dated one).
+				wantSig, wantRaw, wantID, wantModel := "reasoning_content", "tool_calls", "c1", "gpt-x-2026"
 				wantUsage := toolReply.usage
 				if api == APIAnthropicMessages {
-					wantSig, wantRaw = toolReply.signature, "tool_use"
+					wantSig, wantRaw, wantID, wantModel = toolReply.signature, "tool_use", "msg_1", ""
+					wantUsage.CacheWrite1hReported = true // counted apart by Anthropic alone
 				}
 				want := Response{Text: toolReply.text, Thinking: toolReply.thinking, ThinkingSignature: wantSig, ToolCalls: wantToolCalls,
-					StopReason: StopReasonToolUse, RawStopReason: wantRaw, Usage: wantUsage}
+					StopReason: StopReasonToolUse, RawStopReason: wantRaw, Usage: wantUsage, ResponseID: wantID, ResponseModel: wantModel}
 				if !reflect.DeepEqual(resp, want) {
 					t.Errorf("response\n got %+v\nwant %+v", resp, want)
 				}
@@ -160,7 +164,7 @@ func TestStreamEventOrder(t *testing.T) {
 		t.Run(api, func(t *testing.T) {
 			srv, _ := fakeServer(t, sse(scriptFor(api, toolReply, 16)))
 			var b bytes.Buffer
-			_, err := testClient(srv).StreamEvents(context.Background(), routeFor(api, srv.URL), hello, func(ev StreamEvent) {
+			resp, err := testClient(srv).StreamEvents(context.Background(), routeFor(api, srv.URL), hello, func(ev StreamEvent) {
 				fmt.Fprintf(&b, "%s %d", ev.Type, ev.ContentIndex)
 				if ev.ID != "" {
 					fmt.Fprintf(&b, " id=%s name=%s", ev.ID, ev.ToolName)
@@ -179,6 +183,10 @@ func TestStreamEventOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// What the stream said of the reply besides its content.
+			u := resp.Usage
+			fmt.Fprintf(&b, "reply id=%q model=%q stop=%q raw=%q reasoning=%d reasoningReported=%t cacheWrite1h=%d/%t reported=%t\n",
+				resp.ResponseID, resp.ResponseModel, resp.StopReason, resp.RawStopReason, u.ReasoningTokens, u.ReasoningReported, u.CacheWrite1hTokens, u.CacheWrite1hReported, u.Reported)
 			golden(t, "events_"+api+".txt", b.Bytes())
 		})
 	}

@@ -147,7 +147,12 @@ func appendMessage(b []byte, m *prompt.Message) ([]byte, bool) {
 			}
 		}
 		b = appendBoolPtr(b, "totalFromProvider", c.TotalFromProvider)
-		b = append(b, "}}"...)
+		b = append(b, '}')
+		if u.CacheWrite1h != nil {
+			b = append(b, `,"cacheWrite1h":`...)
+			b = strconv.AppendInt(b, int64(*u.CacheWrite1h), 10)
+		}
+		b = append(b, '}')
 	}
 	b = appendField(b, "stopReason", m.StopReason)
 	b = appendField(b, "errorMessage", m.ErrorMessage)

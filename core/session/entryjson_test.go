@@ -46,7 +46,7 @@ func messageEntries() []Entry {
 			Content: prompt.Content{Blocks: []prompt.Block{{Type: "text", Text: "one"}}}, API: "openai-completions", Provider: "mock", Model: "m",
 			Usage:      &prompt.Usage{Input: 3000, Output: 10, Reasoning: new(int), TotalTokens: 3010, Cost: prompt.Cost{TotalFromProvider: &no}},
 			StopReason: "stop", Timestamp: 1796152244203, ResponseID: "chatcmpl-scripted", ResponseModel: "scripted", RawStopReason: "stop", DurationMs: &[]int64{88}[0], ThinkingLevel: "off"}},
-		{Type: TypeMessage, Message: &prompt.Message{Role: "assistant", Content: prompt.Content{Str: text}, Usage: &prompt.Usage{Reasoning: &[]int{-7}[0], Cost: prompt.Cost{Total: 2, TotalFromProvider: &yes}},
+		{Type: TypeMessage, Message: &prompt.Message{Role: "assistant", Content: prompt.Content{Str: text}, Usage: &prompt.Usage{Reasoning: &[]int{-7}[0], Cost: prompt.Cost{Total: 2, TotalFromProvider: &yes}, CacheWrite1h: new(int)},
 			StopReason: "error", ErrorMessage: text, ResponseID: text, RawStopReason: "<&>", DurationMs: new(int64), ThinkingLevel: "xhigh"}},
 	}
 }
@@ -106,6 +106,7 @@ func FuzzMessageEntryJSON(f *testing.F) {
 			// The optional numbers and flag, set or left out.
 			n, fromProvider := int(ts/2), cost > 0
 			e.Message.Usage.Reasoning, e.Message.Usage.Cost.TotalFromProvider, e.Message.DurationMs = &n, &fromProvider, &ts
+			e.Message.Usage.CacheWrite1h = &n
 		}
 		got, ok := appendMessageEntry(nil, e)
 		want, err := e.marshalReflect()

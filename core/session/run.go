@@ -116,10 +116,16 @@ func (t *Turn) Text() string {
 }
 
 func (r *Runner) now() int64 {
+	return r.clock().UnixMilli()
+}
+
+// clock is the runner's time: Now when set (a test's clock), else the
+// wall clock with its monotonic reading, which durations are measured by.
+func (r *Runner) clock() time.Time {
 	if r.Now != nil {
-		return r.Now().UnixMilli()
+		return r.Now()
 	}
-	return time.Now().UnixMilli()
+	return time.Now()
 }
 
 // Input is one message from the user: text and attached images.
@@ -329,6 +335,9 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 		m.t.Body, _ = provider.DryRun(r.Route, preq)
 	}
 	head := prompt.Message{Role: "assistant", API: r.Route.API, Provider: r.Route.Provider, Model: r.Route.ModelID}
+	// The reply is stamped and timed from the request, as the established
+	// harness does (its timestamp is when the reply began).
+	began := r.clock()
 	start(head)
 	b := &blocks{}
 	onEvent := func(ev provider.StreamEvent) {
@@ -360,7 +369,14 @@ func (m *model) Stream(ctx context.Context, start func(prompt.Message), emit fun
 	out.StopReason = resp.StopReason
 	u := resp.Usage
 	out.Usage = UsageOf(r.Route, u)
-	out.Timestamp = r.now()
+	out.Timestamp = began.UnixMilli()
+	out.ResponseID, out.ResponseModel, out.RawStopReason = resp.ResponseID, resp.ResponseModel, resp.RawStopReason
+	ms := max(0, r.clock().Sub(began).Round(time.Millisecond).Milliseconds())
+	out.DurationMs = &ms
+	out.ThinkingLevel = r.Route.Thinking
+	if out.ThinkingLevel == "" {
+		out.ThinkingLevel = "off"
+	}
 	if err != nil {
 		out.ErrorMessage = scrub(err.Error(), p)
 		if ctx.Err() != nil {
@@ -640,7 +656,18 @@ func (r *Runner) recordRoute(tr *Transcript) error {
 // route's model's rates (zeros without a models.json "cost").
 func UsageOf(route provider.Route, u provider.Usage) *prompt.Usage {
 	p := route.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
-	return &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
+	out := &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
 		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens,
 		Cost:        prompt.Cost{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Total: p.Total}}
+	if u.ReasoningReported {
+		out.Reasoning = &u.ReasoningTokens // u is a copy: the pointer is the usage's own
+	}
+	if u.CacheWrite1hReported {
+		out.CacheWrite1h = &u.CacheWrite1hTokens
+	}
+	if u.Reported {
+		// Priced from the models.json rates, not billed by the provider.
+		out.Cost.TotalFromProvider = new(bool)
+	}
+	return out
 }
