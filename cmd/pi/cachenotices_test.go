@@ -33,6 +33,7 @@ func TestCacheMissNotice(t *testing.T) {
 				writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"showCacheMissNotices": true}`})
 			}
 			tm := startTerminal(t, c, proj, "--cwd", proj)
+			tm.waitFor("mock/mock-1") // ready for input
 			tm.typeLine("one")
 			tm.waitFor("First reply.")
 			tm.typeLine("two")
@@ -54,6 +55,7 @@ func TestCacheWarmingInTheSession(t *testing.T) {
 	warmModel(t, c, priceyCost, "", []scripted.Reply{{Text: "Only reply.", PromptTokens: 100, CacheWrite: 100000}})
 	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"showCacheMissNotices": true}`})
 	tm := startTerminal(t, c, proj, "--cwd", proj)
+	tm.waitFor("mock/mock-1") // ready for input
 	tm.typeLine("hello")
 	tm.waitFor("Only reply.")
 	tm.waitFor("Prompt cache kept warm: $")
