@@ -106,3 +106,14 @@ func TestSessionPickerPaging(t *testing.T) {
 		t.Errorf("row without count and age:\n%s", view)
 	}
 }
+
+// FuzzSessionQuery: any query parses and matches without a panic.
+func FuzzSessionQuery(f *testing.F) {
+	for _, q := range []string{"zeb", `"a phrase" word`, `"open`, "re:^x(", "re:", "v2 2v", "ünï ćödé"} {
+		f.Add(q, "Some Name", "some text")
+	}
+	f.Fuzz(func(t *testing.T, q, name, text string) {
+		filterSessions([]searchable{{s: SessionInfo{ID: "id", Name: name, Cwd: "/w"}, text: text}}, q, false)
+		fuzzyScore(q, name)
+	})
+}

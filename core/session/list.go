@@ -232,7 +232,7 @@ func (l *Lister) Summary(path string) (Summary, bool) {
 		return Summary{}, false
 	}
 	prev := l.files[path]
-	if prev != nil && prev.Size == fi.Size() && prev.ModTime == fi.ModTime().UnixNano() {
+	if prev != nil && prev.Size == fi.Size() && prev.ModTime == fi.ModTime().UnixNano() && prev.Offset == prev.Size {
 		return prev.State.summary(path, fi.ModTime())
 	}
 	f, err := os.Open(path)

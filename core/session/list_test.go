@@ -195,3 +195,38 @@ func BenchmarkList1000(b *testing.B) {
 		}
 	})
 }
+
+// FuzzListSummary: any bytes as a session file list without a panic, and
+// reading them in two pieces (a listing, an append, a listing) gives what
+// reading them whole gives.
+func FuzzListSummary(f *testing.F) {
+	f.Add([]byte(`{"type":"session","id":"a","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`+"\n"), []byte(`{"type":"message","message":{"role":"user","content":"hi","timestamp":5}}`+"\n"))
+	f.Add([]byte(`{"type":"session","cwd":7}`), []byte("\n{\"type\":\"session_info\",\"name\":\"n\"}"))
+	f.Add([]byte("not json\n"), []byte(`{"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"x"}]}}`))
+	f.Fuzz(func(t *testing.T, first, rest []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "s.jsonl")
+		os.WriteFile(p, first, 0o644)
+		l := OpenLister("")
+		l.Summary(p)
+		fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		fh.Write(rest)
+		fh.Close()
+		got, gotOK := l.Summary(p)
+		want, wantOK := OpenLister("").Summary(p)
+		if gotOK != wantOK || got != want {
+			t.Fatalf("read in pieces %+v %v, whole %+v %v", got, gotOK, want, wantOK)
+		}
+	})
+}
+
+func TestListerLastLineWithoutNewline(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(p, []byte(`{"type":"session","id":"a","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`+"\n"+`{"type":"message","message":{"role":"user","content":"hi"}}`), 0o644)
+	l := OpenLister("")
+	for range 2 { // the second time from what the first remembered
+		if s, ok := l.Summary(p); !ok || s.Messages != 1 || s.FirstMessage != "hi" {
+			t.Fatalf("a last line without its newline: %+v", s)
+		}
+	}
+}
