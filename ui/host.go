@@ -47,6 +47,11 @@ type Host struct {
 	Display *Display
 	// Terminal is what the terminal can do and the terminal.* settings.
 	Terminal termcaps.Terminal
+	// Startup is the start-up header and listing (nil: none).
+	Startup *Startup
+	// ResumeCommand is the command that resumes the session ("" when it
+	// is not saved), printed when full-screen mode ends.
+	ResumeCommand func() string
 
 	// Reload re-reads context files, SYSTEM/APPEND files, skills,
 	// templates, settings and extensions and says what changed.

@@ -10,7 +10,6 @@ import (
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/prompt"
@@ -90,6 +89,11 @@ type Model struct {
 	warm     *warmNotice // the last cache refresh's line (cachenotices.go)
 	expanded bool
 	scroll   int // full-screen: lines scrolled up from the bottom
+	// wheelAt and wheelStep are the last wheel step and its size;
+	// barUntil is when an "auto" scrollbar hides (full-screen).
+	wheelAt   time.Time
+	wheelStep int
+	barUntil  time.Time
 	// compacting: a compaction is being written.
 	compacting bool
 
@@ -173,6 +177,7 @@ func New(h Host) *Model {
 	themeNote := m.applyTheme()
 	m.md = m.newMarkdown(m.width)
 	m.sizeEditor()
+	m.addStartup(h.Startup)
 	m.showHistory(h.Runtime.Messages())
 	if h.Notices != "" {
 		m.addNotice(h.Notices)
@@ -325,6 +330,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case pastedMsg:
 		return m, m.pasted(msg)
+	case tea.MouseWheelMsg:
+		return m, m.wheel(msg)
 	}
 	return m, nil
 }
@@ -442,10 +449,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case m.is(k, "tui.altScreen.pageUp"):
 		m.scroll += m.height / 2
-		return nil
+		return m.scrolled()
 	case m.is(k, "tui.altScreen.pageDown"):
 		m.scroll = max(0, m.scroll-m.height/2)
-		return nil
+		return m.scrolled()
 	case m.is(k, "tui.input.submit") || m.is(k, "app.message.followUp"):
 		b := runtime.Steer
 		if !m.is(k, "tui.input.submit") {
@@ -809,30 +816,13 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(content)
 	m.decorate(&v, content)
 	v.AltScreen = m.host.FullScreen
+	if m.host.FullScreen {
+		// The wheel scrolls the transcript (the terminal selects text
+		// with shift held).
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "pi — " + filepath.Base(m.host.Cwd)
 	return v
-}
-
-// screen fits the transcript's tail, the live part and the bottom into
-// the window (full-screen mode). Only the blocks that can show are joined.
-func (m *Model) screen(live, bottom string) string {
-	room := m.height - lipgloss.Height(bottom)
-	var lines []string
-	if live != "" {
-		lines = strings.Split(live, "\n")
-	}
-	need := room + m.scroll
-	for i := len(m.blocks) - 1; i >= 0 && len(lines) < need; i-- {
-		bl := strings.Split(m.blocks[i].view(m.width, m.expanded)+"\n", "\n")
-		lines = append(bl, lines...)
-	}
-	end := max(0, len(lines)-m.scroll)
-	start := max(0, end-room)
-	view := lines[start:end]
-	for len(view) < room {
-		view = append([]string{""}, view...)
-	}
-	return strings.Join(view, "\n") + "\n" + bottom
 }
 
 func (m *Model) bottom() string {

@@ -33,6 +33,12 @@ func Run(ctx context.Context, h Host, q *Questions, in io.Reader, out io.Writer)
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		err = nil
 	}
+	if err == nil {
+		// Full-screen mode leaves the alternate screen blank behind it.
+		if text := m.exitOutput(); text != "" {
+			io.WriteString(out, text)
+		}
+	}
 	if h.Runtime.State().Running {
 		h.Runtime.Abort()
 	}

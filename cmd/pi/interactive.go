@@ -78,6 +78,9 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	}
 	th := &themeHost{a: a, flags: &r.peer.themes}
 	diags = append(diags, th.load(l)...)
+	if !r.tuiChosen && l.Values != nil && l.Values.String("tuiMode") == "fullscreen" {
+		r.fullscreen = true
+	}
 	var notes strings.Builder
 	printDiagnostics(&notes, diags)
 	h := ui.Host{
@@ -239,6 +242,8 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	}
 	disp := ui.DisplayFrom(l.Values)
 	h.Display = &disp
+	h.Startup = a.startupListing(ls, c, r)
+	h.ResumeCommand = func() string { return resumeCommand(ls.rt.State().SessionFile) }
 	if v := l.Values; v != nil {
 		h.ExternalEditor = v.String("externalEditor")
 		h.HideThinking = v.Bool("hideThinkingBlock")

@@ -35,6 +35,7 @@ func (p *peerFlags) register(fs *pflag.FlagSet) {
 // apply acts on the flags before a run: --tui-mode sets the drawing mode;
 // --export writes the page and reports done.
 func (p *peerFlags) apply(a *app, r *runFlags, fs *pflag.FlagSet, rest []string) (done bool, err error) {
+	r.tuiChosen = p.tuiMode != "" || fs.Changed("fullscreen")
 	switch p.tuiMode {
 	case "":
 	case "fullscreen":

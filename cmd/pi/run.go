@@ -45,11 +45,14 @@ type runFlags struct {
 	transcript  bool
 	sandbox     sandboxFlags
 	fullscreen  bool
-	sessionDir  string
-	models      string
-	noMCP       bool
-	sess        sessionFlags
-	peer        peerFlags
+	// tuiChosen: --tui-mode or --fullscreen decided the drawing mode
+	// (else the tuiMode setting does).
+	tuiChosen  bool
+	sessionDir string
+	models     string
+	noMCP      bool
+	sess       sessionFlags
+	peer       peerFlags
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {

@@ -15,10 +15,7 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 // its names, defaults and scopes. Status says what pi does with each;
 // docs/configuration.md has the same list for users.
 func peerKeys() []Key {
-	const (
-		noPackages = "pi installs WASM extension packages with pi install, fetching with the npm and git commands as they are configured"
-		noFull     = "pi's full-screen mode (--fullscreen) has no such control"
-	)
+	const noPackages = "pi installs WASM extension packages with pi install, fetching with the npm and git commands as they are configured"
 	return []Key{
 		{Name: "$schema", Kind: String, Status: Internal},
 		{Name: "lastChangelogVersion", Kind: String, Status: Internal},
@@ -67,12 +64,13 @@ func peerKeys() []Key {
 
 		// Terminal and display.
 		{Name: "theme", Kind: String, Default: `"system"`, Status: Applied, Note: "the interactive session's and /export's colours: a theme's name or LIGHT/DARK (core/theme)"},
-		{Name: "quietStartup", Kind: Bool, Enum: []string{"header"}, Default: "false", Note: "pi's start-up header is already one line"},
-		{Name: "tuiMode", Kind: String, Enum: []string{"regular", "fullscreen"}, Default: `"fullscreen"`},
-		{Name: "fullscreenExitOutput", Kind: String, Enum: []string{"transcript", "resume-hint"}, Default: `"transcript"`, Status: NotApplicable, Note: noFull},
-		{Name: "fullscreenScrollbar", Kind: String, Enum: []string{"auto", "always", "hidden"}, Default: `"auto"`, Status: NotApplicable, Note: noFull},
-		{Name: "fullscreenCopyOnSelect", Kind: Bool, Default: "true", Status: NotApplicable, Note: noFull},
-		{Name: "fullscreenWheelScrollLines", Kind: Number, Enum: []string{"auto"}, Default: `"auto"`, Status: NotApplicable, Note: noFull, Clamp: &[2]int{1, 100}},
+		{Name: "quietStartup", Kind: Bool, Enum: []string{"header"}, Default: "false", Status: Applied},
+		// pi's default stays inline drawing: docs/configuration.md says why.
+		{Name: "tuiMode", Kind: String, Enum: []string{"regular", "fullscreen"}, Default: `"regular"`, Status: Applied},
+		{Name: "fullscreenExitOutput", Kind: String, Enum: []string{"transcript", "resume-hint"}, Default: `"transcript"`, Status: Applied},
+		{Name: "fullscreenScrollbar", Kind: String, Enum: []string{"auto", "always", "hidden"}, Default: `"auto"`, Status: Applied},
+		{Name: "fullscreenCopyOnSelect", Kind: Bool, Default: "true", Status: NotApplicable, Note: "pi's full-screen mode has no text selection of its own: the terminal selects (shift and drag while pi reads the wheel) and copies as it is set up to"},
+		{Name: "fullscreenWheelScrollLines", Kind: Number, Enum: []string{"auto"}, Default: `"auto"`, Status: Applied, Clamp: &[2]int{1, 100}},
 		{Name: "editorPaddingX", Kind: Number, Default: "0", Status: Applied, Clamp: &[2]int{0, 3}},
 		{Name: "outputPad", Kind: Int, Default: "1", Status: Applied, Check: checkOutputPad},
 		{Name: "autocompleteMaxVisible", Kind: Number, Default: "5", Status: Applied, Clamp: &[2]int{3, 20}},

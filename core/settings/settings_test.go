@@ -259,6 +259,7 @@ func TestDisplayKeysClampAndReport(t *testing.T) {
   "autocompleteMaxVisible": 1.5,
   "fullscreenWheelScrollLines": 250,
   "outputPad": 2,
+  "quietStartup": "header",
   "markdown": {"codeBlockIndent": "> ", "mermaid": "off"}
 }`
 	l, ds := Parse(Builtin(), "/a/settings.json", FileGlobal, []byte(data))
@@ -268,8 +269,8 @@ func TestDisplayKeysClampAndReport(t *testing.T) {
 			t.Errorf("%s = %d (%v), want %d", name, got, ok, want)
 		}
 	}
-	if s.String("markdown.codeBlockIndent") != "> " || s.String("markdown.mermaid") != "off" {
-		t.Errorf("codeBlockIndent %q, mermaid %q", s.String("markdown.codeBlockIndent"), s.String("markdown.mermaid"))
+	if s.String("quietStartup") != "header" || s.String("markdown.codeBlockIndent") != "> " || s.String("markdown.mermaid") != "off" {
+		t.Errorf("quietStartup %q, codeBlockIndent %q, mermaid %q", s.String("quietStartup"), s.String("markdown.codeBlockIndent"), s.String("markdown.mermaid"))
 	}
 	var msgs []string
 	for _, d := range ds {
