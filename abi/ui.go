@@ -9,6 +9,8 @@ package abi
 //	pi_ui_notify(reqPtr, reqLen i32) i64
 //	pi_ui_editor(reqPtr, reqLen, dstPtr, dstCap i32) i64
 //	pi_ui_status(reqPtr, reqLen i32) i64
+//	pi_ui_title(reqPtr, reqLen i32) i64
+//	pi_ui_editor_text(reqPtr, reqLen i32) i64
 //
 // pi_ui_select and pi_ui_input deliver the chosen option or the typed text
 // like pi_fetch (copied when it fits in dstCap, else only its length is
@@ -20,7 +22,10 @@ package abi
 // ctx.ui.editor). pi_ui_confirm returns 1 for yes and 0 for no (the
 // default). pi_ui_notify returns 0, and so does pi_ui_status, which sets
 // (Text) or clears (no Text) the extension's entry Key in the status line
-// (ctx.ui.setStatus); neither waits for the person. ErrDenied means the call
+// (ctx.ui.setStatus); pi_ui_title sets the terminal window's title to
+// Title (ctx.ui.setTitle) and pi_ui_editor_text puts Text in the person's
+// input editor (ctx.ui.setEditorText), both returning 0; none of these
+// waits for the person. ErrDenied means the call
 // has asked its maximum number of questions (MaxUIQuestions); ErrInvalid a
 // request that is not a valid UIRequest.
 const (
@@ -30,6 +35,9 @@ const (
 	HostUINotify  = "pi_ui_notify"
 	HostUIEditor  = "pi_ui_editor"
 	HostUIStatus  = "pi_ui_status"
+	HostUITitle   = "pi_ui_title"
+	// HostUIEditorText sets the text of the person's input editor.
+	HostUIEditorText = "pi_ui_editor_text"
 )
 
 // MaxUIQuestions caps the questions (dialogs and notifications) of one
@@ -73,6 +81,8 @@ type UIRequest struct {
 //	pi_ui_notify_block(req i64) i64
 //	pi_ui_editor_block(req i64) i64
 //	pi_ui_status_block(req i64) i64
+//	pi_ui_title_block(req i64) i64
+//	pi_ui_editor_text_block(req i64) i64
 const (
 	HostUISelectBlock  = "pi_ui_select_block"
 	HostUIInputBlock   = "pi_ui_input_block"
@@ -80,4 +90,7 @@ const (
 	HostUINotifyBlock  = "pi_ui_notify_block"
 	HostUIEditorBlock  = "pi_ui_editor_block"
 	HostUIStatusBlock  = "pi_ui_status_block"
+	HostUITitleBlock   = "pi_ui_title_block"
+	// HostUIEditorTextBlock is HostUIEditorText for Extism PDKs.
+	HostUIEditorTextBlock = "pi_ui_editor_text_block"
 )

@@ -92,6 +92,8 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 		{abi.HostUINotify, abi.HostUINotifyBlock, AskNotify, false},
 		{abi.HostUIEditor, abi.HostUIEditorBlock, AskEditor, true},
 		{abi.HostUIStatus, abi.HostUIStatusBlock, AskStatus, false},
+		{abi.HostUITitle, abi.HostUITitleBlock, AskTitle, false},
+		{abi.HostUIEditorText, abi.HostUIEditorTextBlock, AskEditorText, false},
 	} {
 		params := []api.ValueType{i32, i32}
 		if f.dst {

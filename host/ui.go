@@ -38,6 +38,10 @@ const (
 	AskEditor = "editor"
 	// AskStatus sets the status entry Key to Message ("" removes it).
 	AskStatus = "status"
+	// AskTitle sets the terminal window's title to Title.
+	AskTitle = "title"
+	// AskEditorText puts Message in the person's input editor.
+	AskEditorText = "editor_text"
 )
 
 // Question is one question of an extension. Every text in it comes from
@@ -45,7 +49,7 @@ const (
 // host; Message keeps its line breaks.
 type Question struct {
 	Extension   string
-	Kind        string // AskSelect, AskConfirm, AskInput, AskEditor, AskNotify or AskStatus
+	Kind        string // AskSelect, AskConfirm, AskInput, AskEditor, AskNotify, AskStatus, AskTitle or AskEditorText
 	Title       string
 	Message     string
 	Options     []string // select
@@ -287,6 +291,10 @@ func parseQuestion(kind, req string) (q Question, orig []string, ok bool) {
 			return q, nil, false
 		}
 		q.Prefill = termtext.EscapeLines(r.Prefill)
+	case AskTitle:
+		// An empty title gives the window pi's own title back.
+	case AskEditorText:
+		q.Message = termtext.EscapeLines(r.Text)
 	default:
 		if r.Title == "" {
 			return q, nil, false
@@ -379,7 +387,8 @@ func (e *Extension) asksUser() bool {
 			switch im.Name {
 			case abi.HostUISelect, abi.HostUIInput, abi.HostUIConfirm, abi.HostUINotify, abi.HostUIEditor, abi.HostUIStatus,
 				abi.HostUISelectBlock, abi.HostUIInputBlock, abi.HostUIConfirmBlock, abi.HostUINotifyBlock,
-				abi.HostUIEditorBlock, abi.HostUIStatusBlock:
+				abi.HostUIEditorBlock, abi.HostUIStatusBlock, abi.HostUITitle, abi.HostUITitleBlock,
+				abi.HostUIEditorText, abi.HostUIEditorTextBlock:
 				return true
 			}
 		}

@@ -13,7 +13,8 @@ import (
 // extension_ui_response with the same id (or the question's deadline,
 // sent as timeout in milliseconds so that the client can show it); editor
 // waits the same way, without a timeout field (the established harness
-// sends none for it); notify and setStatus are fire and forget.
+// sends none for it); notify, setStatus, setTitle and set_editor_text are
+// fire and forget.
 func (s *Server) ExtensionUI() host.UI { return extensionUI{s} }
 
 type extensionUI struct{ s *Server }
@@ -31,6 +32,16 @@ func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
 			text += q.Message
 		}
 		rec["message"], rec["notifyType"] = "["+q.Extension+"] "+text, q.Level
+		s.out.emit(rec)
+		return host.Answer{}
+	}
+	switch q.Kind {
+	case host.AskTitle:
+		rec["method"], rec["title"] = "setTitle", q.Title
+		s.out.emit(rec)
+		return host.Answer{}
+	case host.AskEditorText:
+		rec["method"], rec["text"] = "set_editor_text", q.Message
 		s.out.emit(rec)
 		return host.Answer{}
 	}

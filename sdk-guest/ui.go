@@ -68,6 +68,21 @@ func SetStatus(key, text string) {
 	uiAsk(abi.HostUIStatus, abi.UIRequest{Key: key, Text: text})
 }
 
+// SetTitle sets the terminal window's title ("" gives pi's own back; the
+// established harness's ctx.ui.setTitle). It does not wait; in print and
+// JSON mode nothing changes.
+func SetTitle(title string) {
+	uiAsk(abi.HostUITitle, abi.UIRequest{Title: title})
+}
+
+// SetEditorText puts text in the person's input editor, replacing what is
+// there, for the person to edit and send (the established harness's
+// ctx.ui.setEditorText). It does not wait; in print and JSON mode nothing
+// happens.
+func SetEditorText(text string) {
+	uiAsk(abi.HostUIEditorText, abi.UIRequest{Text: text})
+}
+
 // Notify shows text to the person without waiting; level is "info",
 // "warning" or "error" ("" is "info"). In print mode it goes to stderr.
 func Notify(level, text string) {

@@ -19,8 +19,15 @@ func uiCall(name string, req []byte) (string, int64) {
 		return "", abi.ErrInvalid
 	}
 	kind := name[len("pi_ui_"):]
-	if kind == "status" {
+	switch kind {
+	case "status":
 		h.Asked = append(h.Asked, kind+": "+r.Key+"="+r.Text)
+		return "", 0
+	case "title":
+		h.Asked = append(h.Asked, kind+": "+r.Title)
+		return "", 0
+	case "editor_text":
+		h.Asked = append(h.Asked, kind+": "+r.Text)
 		return "", 0
 	}
 	h.Asked = append(h.Asked, kind+": "+r.Title+r.Message)

@@ -27,6 +27,12 @@ func piUIEditor(reqPtr, reqLen, dstPtr, dstCap uint32) int64
 //go:wasmimport extism:host/user pi_ui_status
 func piUIStatus(reqPtr, reqLen uint32) int64
 
+//go:wasmimport extism:host/user pi_ui_title
+func piUITitle(reqPtr, reqLen uint32) int64
+
+//go:wasmimport extism:host/user pi_ui_editor_text
+func piUIEditorText(reqPtr, reqLen uint32) int64
+
 func uiCall(name string, req []byte) (string, int64) {
 	rp, rl := bufPtr(req), uint32(len(req))
 	defer runtime.KeepAlive(req)
@@ -38,6 +44,10 @@ func uiCall(name string, req []byte) (string, int64) {
 		return "", piUINotify(rp, rl)
 	case abi.HostUIStatus:
 		return "", piUIStatus(rp, rl)
+	case abi.HostUITitle:
+		return "", piUITitle(rp, rl)
+	case abi.HostUIEditorText:
+		return "", piUIEditorText(rp, rl)
 	case abi.HostUISelect:
 		f = piUISelect
 	case abi.HostUIEditor:

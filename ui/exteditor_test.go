@@ -28,6 +28,16 @@ func TestExtensionEditorAndStatus(t *testing.T) {
 		t.Errorf("footer after a removal %q", f)
 	}
 
+	m.Update(extTitleMsg("pi — note: milk"))
+	if v := m.View(); v.WindowTitle != "pi — note: milk" {
+		t.Errorf("window title %q", v.WindowTitle)
+	}
+	m.Update(extEditorTextMsg("finish me"))
+	if got := m.editor.Value(); got != "finish me" {
+		t.Errorf("editor holds %q", got)
+	}
+	m.editor.SetValue("")
+
 	reply := make(chan host.Answer, 1)
 	m.Update(extAskMsg{q: host.Question{Extension: "notes", Kind: host.AskEditor, Title: "Note", Prefill: "first"}, reply: reply})
 	if v := plainView(m); !strings.Contains(v, "[notes] Note") || !strings.Contains(v, "first") {

@@ -42,6 +42,12 @@ func (u extensionUI) Ask(ctx context.Context, question host.Question) host.Answe
 	case host.AskStatus:
 		send(extStatusMsg{key: question.Key, text: question.Message})
 		return host.Answer{}
+	case host.AskTitle:
+		send(extTitleMsg(question.Title))
+		return host.Answer{}
+	case host.AskEditorText:
+		send(extEditorTextMsg(question.Message))
+		return host.Answer{}
 	}
 	reply := make(chan host.Answer, 1)
 	send(extAskMsg{q: question, reply: reply})
@@ -110,6 +116,13 @@ func extensionDialog(a extAskMsg) *dialog {
 	}
 	return d
 }
+
+// extTitleMsg sets the window's title ("": pi's own); extEditorTextMsg
+// puts text in the input editor.
+type (
+	extTitleMsg      string
+	extEditorTextMsg string
+)
 
 // extStatusMsg sets (text) or removes ("") an extension's status entry.
 type extStatusMsg struct{ key, text string }

@@ -83,6 +83,8 @@ type Model struct {
 
 	// extStatus: the extensions' status entries (pi_ui_status).
 	extStatus extStatus
+	// extTitle: the window title an extension set (pi_ui_title).
+	extTitle string
 
 	blocks   []*block
 	printed  int         // blocks already in the scrollback (inline mode)
@@ -288,6 +290,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case extStatusMsg:
 		m.extStatus.set(msg.key, msg.text)
+		return m, nil
+	case extTitleMsg:
+		m.extTitle = string(msg)
+		return m, nil
+	case extEditorTextMsg:
+		m.editor.SetValue(string(msg))
+		m.resizeEditor()
 		return m, nil
 	case extDoneMsg:
 		for i, d := range m.waiting {
@@ -822,6 +831,9 @@ func (m *Model) View() tea.View {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
 	v.WindowTitle = "pi — " + filepath.Base(m.host.Cwd)
+	if m.extTitle != "" {
+		v.WindowTitle = m.extTitle
+	}
 	return v
 }
 

@@ -9,8 +9,9 @@ import (
 // status entry (setStatus, fire and forget), opens an editor (an
 // extension_ui_request with the established harness's editor shape:
 // title and prefill, no timeout), gets the client's text back, and keeps
-// the note's first line as its status; a cancelled editor clears the
-// entry (setStatus without statusText).
+// the note's first line as its status and window title (setTitle); a
+// cancelled editor clears the entry (setStatus without statusText);
+// /draft fills the client's editor (set_editor_text).
 func TestRPCEditorAndStatus(t *testing.T) {
 	c := newCLI(t)
 	ext := examplePlugin(t, "status-note")
@@ -32,6 +33,9 @@ func TestRPCEditorAndStatus(t *testing.T) {
 	if st := ui("setStatus"); st["statusKey"] != "status-note" || st["statusText"] != "note: Buy milk" {
 		t.Fatalf("setStatus after the editor: %v", st)
 	}
+	if ti := ui("setTitle"); ti["title"] != "pi — note: Buy milk" || len(ti) != 4 {
+		t.Fatalf("setTitle: %v", ti)
+	}
 	if n := ui("notify"); n["message"] != "noted: Buy milk" {
 		t.Fatalf("the guest did not get the edited text: %v", n)
 	}
@@ -50,6 +54,12 @@ func TestRPCEditorAndStatus(t *testing.T) {
 		t.Fatalf("a cleared status: %v", st)
 	}
 	rc.response("c")
+
+	rc.send(`{"id":"d","type":"prompt","message":"/draft Please review the change"}`)
+	if et := ui("set_editor_text"); et["text"] != "Please review the change" || len(et) != 4 {
+		t.Fatalf("set_editor_text: %v", et)
+	}
+	rc.response("d")
 	rc.in.Close()
 }
 

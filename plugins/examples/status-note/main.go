@@ -1,7 +1,7 @@
 //go:build wasip1
 
 // status-note writes a note in an editor and shows its first line in the
-// status line.
+// status line and the window's title; /draft fills the input editor.
 package main
 
 import (
@@ -21,7 +21,12 @@ func init() {
 			return abi.CommandResult{Show: "no note taken"}, nil
 		}
 		sdk.SetStatus("", "note: "+first)
+		sdk.SetTitle("pi — note: " + first)
 		return abi.CommandResult{Show: "noted: " + first}, nil
+	})
+	sdk.Command("draft", func(ev *abi.CommandEvent) (abi.CommandResult, error) {
+		sdk.SetEditorText(ev.Args)
+		return abi.CommandResult{}, nil
 	})
 }
 
