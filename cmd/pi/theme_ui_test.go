@@ -77,7 +77,7 @@ func TestThemeColoursReachTheScreen(t *testing.T) {
 		"themes/broken.json": `{"name": "broken", "colors": {"accent": "nowhere"}}`,
 		"settings.json":      `{"theme": "ocean"}`,
 	})
-	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Noted."}, {Text: "Noted again."}, {Text: "Noted thrice."}})
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "Noted."}, {Text: "Noted again."}, {Text: "Noted thrice."}, {Text: "Noted four times."}})
 	colour := []string{"NO_COLOR=", "COLORTERM=truecolor"}
 
 	tm := startTerminalEnv(t, c, proj, colour, "--cwd", proj)
@@ -110,15 +110,20 @@ func TestThemeColoursReachTheScreen(t *testing.T) {
 		t.Errorf("--use-theme changed settings.json: %s", data)
 	}
 
-	// Without true colour: the nearest of the 256 (#102030 is 233's
-	// neighbourhood, never the exact value).
-	tm = startTerminalEnv(t, c, proj, []string{"NO_COLOR=", "COLORTERM="}, "--cwd", proj)
-	tm.waitFor("Ask pi")
-	tm.typeLine("hello palette")
-	tm.waitFor("Noted thrice.")
-	if _, bg := tm.cellColors("hello palette"); bg == nil {
-		t.Error("no background on a 256-colour terminal")
-	} else if _, ok := bg.(ansi.IndexedColor); !ok {
-		t.Errorf("a 256-colour terminal got %T %s, want a palette index", bg, hexOf(bg))
+	// Without true colour (none detected, or PI_TRUE_COLOR=0 over
+	// COLORTERM): the nearest of the 256, never the exact value.
+	for _, env := range [][]string{{"NO_COLOR=", "COLORTERM="}, {"NO_COLOR=", "COLORTERM=truecolor", "PI_TRUE_COLOR=0"}} {
+		tm = startTerminalEnv(t, c, proj, env, "--cwd", proj)
+		tm.waitFor("Ask pi")
+		tm.typeLine("hello palette")
+		tm.waitFor("Noted")
+		if _, bg := tm.cellColors("hello palette"); bg == nil {
+			t.Errorf("%v: no background on a 256-colour terminal", env)
+		} else if _, ok := bg.(ansi.IndexedColor); !ok {
+			t.Errorf("%v: a 256-colour terminal got %T %s, want a palette index", env, bg, hexOf(bg))
+		}
+		tm.press("\x03")
+		tm.press("\x03")
+		tm.exited(30 * time.Second)
 	}
 }
