@@ -21,7 +21,12 @@ func HostPlatform() keybind.Platform {
 // is reports whether the press k triggers action id under the bindings in
 // force (keybindings.json over the defaults).
 func (m *Model) is(k tea.KeyPressMsg, id string) bool {
-	return m.keys.Matches(id, k.Keystroke(), k.String())
+	// One press is checked against many actions: its spellings are made
+	// once (Keystroke builds a string each call).
+	if !m.spelt || k != m.pressed {
+		m.pressed, m.spelling, m.spelt = k, [2]string{k.Keystroke(), k.String()}, true
+	}
+	return m.keys.Matches(id, m.spelling[0], m.spelling[1])
 }
 
 // setKeys puts bindings in force: the session's dispatch reads them, and

@@ -97,3 +97,17 @@ func TestShortcutsAgainstActiveBindings(t *testing.T) {
 		t.Error("alt+m, now pi's, is taken by the extension")
 	}
 }
+
+// BenchmarkKeyPress is the cost of one typed character through the
+// dispatch (every action checked against the bindings, then the editor).
+func BenchmarkKeyPress(b *testing.B) {
+	dir := b.TempDir()
+	m := New(Host{Runtime: newTestRuntime(b, dir, 0), Cwd: dir})
+	k := tea.KeyPressMsg{Code: 'a', Text: "a"}
+	bs := tea.KeyPressMsg{Code: tea.KeyBackspace}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(k)
+		m.Update(bs)
+	}
+}

@@ -119,6 +119,11 @@ type Model struct {
 	// images are the images pasted from the clipboard by the path put in
 	// the editor for each; the next message that names one takes it.
 	images map[string]prompt.Block
+	// pressed is the last key press m.is spelt, spelling its Keystroke
+	// and String.
+	pressed  tea.KeyPressMsg
+	spelling [2]string
+	spelt    bool
 	// keys are the bindings in force (keybindings.json over the defaults).
 	keys *keybind.Bindings
 	// shortcuts are the extensions' keys pi honours, in load order.

@@ -89,6 +89,11 @@ func ParseFile(file string, data []byte) (Config, []diag.Diagnostic) {
 		if !a.Applies {
 			add(KindWarning, e.line, "%s has no effect in pi: %s", id, a.Note)
 		}
+		for _, k := range keys {
+			if k.Name == "clear" {
+				add(KindWarning, e.line, "%s: %s never reaches pi: its terminal library does not report the clear key", id, k)
+			}
+		}
 		if _, dup := c.Set[id]; !dup {
 			c.Order = append(c.Order, id)
 		}
@@ -161,6 +166,9 @@ func defaultsText(keys []string) string {
 
 // decodeKeys reads one value: a key or a list of keys.
 func decodeKeys(raw json.RawMessage) ([]Key, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '"' && t[0] != '[' {
+		return nil, fmt.Errorf("must be a key or a list of keys, not %s", describe(raw))
+	}
 	var one string
 	if err := json.Unmarshal(raw, &one); err == nil {
 		k, err := Parse(one)
