@@ -63,11 +63,11 @@ func (m *Model) cacheMissed(msg prompt.Message) {
 	}
 }
 
-// compactionBilled draws what a compaction's summary was billed
-// (showCacheMissNotices).
-func (m *Model) compactionBilled(u *prompt.Usage) {
+// summaryBilled draws what a compaction's or a branch summary's request
+// was billed (showCacheMissNotices).
+func (m *Model) summaryBilled(branchSummary bool, u *prompt.Usage) {
 	if m.host.CacheNotices && u != nil {
-		m.addWarning(promptcache.CompactionNotice(false, *u))
+		m.addWarning(promptcache.CompactionNotice(branchSummary, *u))
 	}
 }
 

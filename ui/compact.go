@@ -74,6 +74,6 @@ func (m *Model) compactionEvent(e agent.Event) {
 			}
 			return render.Notice(head+"\n\n"+summary, w, m.st)
 		})
-		m.compactionBilled(r.Usage)
+		m.summaryBilled(false, r.Usage)
 	}
 }

@@ -617,6 +617,7 @@ func (m *Model) navigated(msg navigatedMsg) tea.Cmd {
 			}
 			return render.Notice("branch summary:\n\n"+summary, w, m.st)
 		})
+		m.summaryBilled(true, msg.res.Summary.Usage)
 	}
 	if msg.res.EditorText != "" && strings.TrimSpace(m.editor.Value()) == "" {
 		m.editor.SetValue(msg.res.EditorText)

@@ -63,3 +63,29 @@ func TestCacheWarmingInTheSession(t *testing.T) {
 	tm.waitFor("warming  idle: Next decision in")
 	tm.waitFor("a cache miss would cost $")
 }
+
+// With showCacheMissNotices a compaction says what its summary request
+// was billed, priced at the model's rates.
+func TestCompactionBilledNotice(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	warmModel(t, c, priceyCost, "", []scripted.Reply{
+		{Text: "First answer.", PromptTokens: 100},
+		{Text: "Second answer.", PromptTokens: 100},
+		{Text: "## Goal\nSummary.", PromptTokens: 12000},
+	})
+	writeFiles(t, c.agentDir, map[string]string{
+		"models.json":   strings.Replace(readFile(t, c.agentDir+"/models.json"), `,"promptCache":{"short":11}`, "", 1),
+		"settings.json": `{"showCacheMissNotices": true, "compaction": {"keepRecentTokens": 6}}`,
+	})
+	tm := startTerminal(t, c, proj, "--cwd", proj)
+	tm.waitFor("mock/mock-1")
+	tm.typeLine("first question")
+	tm.waitFor("First answer.")
+	tm.typeLine("second question")
+	tm.waitFor("Second answer.")
+	tm.typeLine("/compact")
+	tm.waitFor("compacted (manual)")
+	// 12,000 input tokens at $30 and ten output tokens at $150 a million.
+	tm.waitFor("Compaction used 12k tokens (~$0.36)")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
@@ -19,6 +20,9 @@ import (
 // fails is not worth a second request. It returns the warmer, which the
 // caller stops when pi leaves the session.
 func startCacheWarming(rt *runtime.Runtime, runner *session.Runner, client *provider.Client, values *settings.Settings) *promptcache.Warmer {
+	// The transcript of the request being kept warm: a refresh is
+	// recorded there, even should the session switch meanwhile.
+	var warmed atomic.Pointer[session.Transcript]
 	refresher := &provider.Client{HTTP: client.HTTP, Version: client.Version, IdleTimeout: client.IdleTimeout, Retry: provider.RetryPolicy{MaxAttempts: -1}}
 	w := promptcache.New(promptcache.Config{
 		Mode: func() string {
@@ -31,7 +35,11 @@ func startCacheWarming(rt *runtime.Runtime, runner *session.Runner, client *prov
 			return refresher.StreamEvents(ctx, route, req, nil)
 		},
 		Record: func(route provider.Route, resp provider.Response, note string) {
-			e, err := rt.Transcript().AppendUsage(session.UsageCacheWarm, route.Provider, route.ModelID, *session.UsageOf(route, resp.Usage), note)
+			tr := warmed.Load()
+			if tr == nil || tr != rt.Transcript() {
+				return
+			}
+			e, err := tr.AppendUsage(session.UsageCacheWarm, route.Provider, route.ModelID, *session.UsageOf(route, resp.Usage), note)
 			if err != nil {
 				return
 			}
@@ -42,6 +50,7 @@ func startCacheWarming(rt *runtime.Runtime, runner *session.Runner, client *prov
 		PromptTokens: func() int { return lastPromptTokens(rt.Transcript().Branch()) },
 	})
 	runner.OnRequest = func(tr *session.Transcript, leaf string, route provider.Route, req provider.Request) {
+		warmed.Store(tr)
 		w.Start(promptcache.Request{Route: route, Req: req, Current: func() bool {
 			now := rt.Route()
 			return rt.Transcript() == tr && now.Provider == route.Provider && now.ModelID == route.ModelID && extends(tr.Branch(), leaf)
