@@ -324,6 +324,12 @@ func (r *run) runCalls(ctx context.Context, calls []prompt.Block) ([]prompt.Mess
 			IsError:    &isErr,
 			Timestamp:  r.now(),
 		}
+		if p.ran {
+			// A call that ran records how long, as the established
+			// harness's results do; one refused or skipped does not.
+			ms := p.ms()
+			m.DurationMs = &ms
+		}
 		if err := r.add(m); err != nil {
 			return results, err
 		}
@@ -446,6 +452,12 @@ func (r *run) execute(ctx context.Context, preps []*prepared) {
 	}
 }
 
+// ms is how long the tool ran in whole milliseconds, rounded as the
+// established harness rounds it.
+func (p *prepared) ms() int64 {
+	return max(0, p.dur.Round(time.Millisecond).Milliseconds())
+}
+
 func (r *run) runOne(ctx context.Context, p *prepared) {
 	if ctx.Err() != nil {
 		res := tool.ErrorResult("%s", abortedText)
@@ -478,7 +490,7 @@ func (r *run) runOne(ctx context.Context, p *prepared) {
 		}
 	}
 	p.result = &res
-	r.emit(Event{Type: ToolExecutionEnd, ToolCallID: p.block.ID, ToolName: p.block.Name, Result: p.result, IsError: res.IsError, DurationMs: p.dur.Milliseconds()})
+	r.emit(Event{Type: ToolExecutionEnd, ToolCallID: p.block.ID, ToolName: p.block.Name, Result: p.result, IsError: res.IsError, DurationMs: p.ms()})
 }
 
 // safeRun runs a tool and turns a panic into an error: one broken tool

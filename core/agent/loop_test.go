@@ -361,3 +361,42 @@ func TestEventOrderAndShape(t *testing.T) {
 		t.Errorf("tool_execution_end: %s", lines[8])
 	}
 }
+
+// TestToolResultDuration: a result of a call that ran records how long it
+// ran (rounded to the millisecond, as in its tool_execution_end), and one
+// of a call that was refused records none, as the established harness's
+// results do.
+func TestToolResultDuration(t *testing.T) {
+	g := &gate{block: map[string]string{"a": "not this one"}}
+	m := &script{replies: []prompt.Message{
+		reply("toolUse", call("a", "echo", `{"text":"x"}`), call("b", "echo", `{"text":"y","delay":30}`)),
+		reply("stop"),
+	}}
+	var ends []Event
+	l := &Loop{Model: m, Tools: registry{"echo": echo(tool.Parallel, nil, nil)}, Hooks: g,
+		Emit: func(e Event) {
+			if e.Type == ToolExecutionEnd {
+				ends = append(ends, e)
+			}
+		}}
+	out, err := l.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := out[1], out[2]
+	if a.DurationMs != nil {
+		t.Errorf("a refused call records a duration: %d", *a.DurationMs)
+	}
+	if b.DurationMs == nil || *b.DurationMs < 30 {
+		t.Fatalf("the call that ran records %v, want at least 30 ms", b.DurationMs)
+	}
+	for _, e := range ends {
+		if e.ToolCallID == "b" && e.DurationMs != *b.DurationMs {
+			t.Errorf("tool_execution_end says %d ms, the result %d", e.DurationMs, *b.DurationMs)
+		}
+	}
+	js, err := json.Marshal(b)
+	if err != nil || !strings.Contains(string(js), `"durationMs":`) {
+		t.Errorf("the result's JSON lacks durationMs: %s %v", js, err)
+	}
+}

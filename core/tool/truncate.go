@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -29,6 +30,45 @@ type Truncation struct {
 	// LastLinePartial is set by TruncateTail when the last line alone was
 	// over the byte limit and only its end is shown.
 	LastLinePartial bool `json:"lastLinePartial,omitempty"`
+	// MaxLines and MaxBytes are the limits the cut was made at.
+	MaxLines int `json:"maxLines"`
+	MaxBytes int `json:"maxBytes"`
+}
+
+// maxSafeInteger is the largest integer a JavaScript number holds exactly:
+// the established harness's "no line limit".
+const maxSafeInteger = 1<<53 - 1
+
+// MarshalJSON writes the established harness's truncation record, in its
+// order, with truncatedBy null when nothing was cut and both flags always
+// present. Its kept text (its "content") is left out: the result's content
+// already holds it, and a copy would double every cut output in the session.
+func (t Truncation) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 224)
+	b = append(b, `{"truncated":`...)
+	b = strconv.AppendBool(b, t.Truncated)
+	b = append(b, `,"truncatedBy":`...)
+	if t.By == "" {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, t.By) // "lines" or "bytes"
+	}
+	for _, f := range [...]struct {
+		key string
+		n   int
+	}{{`,"totalLines":`, t.TotalLines}, {`,"totalBytes":`, t.TotalBytes}, {`,"outputLines":`, t.ShownLines}, {`,"outputBytes":`, t.ShownBytes}} {
+		b = append(b, f.key...)
+		b = strconv.AppendInt(b, int64(f.n), 10)
+	}
+	b = append(b, `,"lastLinePartial":`...)
+	b = strconv.AppendBool(b, t.LastLinePartial)
+	b = append(b, `,"firstLineExceedsLimit":`...)
+	b = strconv.AppendBool(b, t.FirstLineTooLong)
+	b = append(b, `,"maxLines":`...)
+	b = strconv.AppendInt(b, int64(min(t.MaxLines, maxSafeInteger)), 10)
+	b = append(b, `,"maxBytes":`...)
+	b = strconv.AppendInt(b, int64(min(t.MaxBytes, maxSafeInteger)), 10)
+	return append(b, '}'), nil
 }
 
 // countLines counts lines the way people do: a final newline does not start
@@ -47,7 +87,7 @@ func countLines(s string) int {
 // TruncateHead keeps the beginning of s within maxLines and maxBytes, never
 // ending on a partial line. A final newline is dropped when a cut is made.
 func TruncateHead(s string, maxLines, maxBytes int) Truncation {
-	t := Truncation{TotalLines: countLines(s), TotalBytes: len(s)}
+	t := Truncation{TotalLines: countLines(s), TotalBytes: len(s), MaxLines: maxLines, MaxBytes: maxBytes}
 	if t.TotalLines <= maxLines && t.TotalBytes <= maxBytes {
 		t.Text, t.ShownLines, t.ShownBytes = s, t.TotalLines, t.TotalBytes
 		return t
@@ -91,7 +131,7 @@ func TruncateHead(s string, maxLines, maxBytes int) Truncation {
 // are kept, except when the last line alone is over maxBytes: then its end is
 // kept, starting on a character boundary, and LastLinePartial is set.
 func TruncateTail(s string, maxLines, maxBytes int) Truncation {
-	t := Truncation{TotalLines: countLines(s), TotalBytes: len(s)}
+	t := Truncation{TotalLines: countLines(s), TotalBytes: len(s), MaxLines: maxLines, MaxBytes: maxBytes}
 	if t.TotalLines <= maxLines && t.TotalBytes <= maxBytes {
 		t.Text, t.ShownLines, t.ShownBytes = s, t.TotalLines, t.TotalBytes
 		return t

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -92,4 +93,30 @@ func FuzzTruncate(f *testing.F) {
 			t.Fatalf("tail %q -> %+v", s, tl)
 		}
 	})
+}
+
+// TestTruncationJSON: a cut is recorded in the established harness's shape
+// (its keys, in its order; truncatedBy null when nothing was cut; the
+// "no line limit" of ls and grep as JavaScript's largest exact integer),
+// without the kept text, which the result's content holds.
+func TestTruncationJSON(t *testing.T) {
+	for _, c := range []struct {
+		tr   Truncation
+		want string
+	}{
+		{TruncateHead(strings.Repeat("line of text\n", 2100), DefaultMaxLines, DefaultMaxBytes),
+			`{"truncated":true,"truncatedBy":"lines","totalLines":2100,"totalBytes":27300,"outputLines":2000,"outputBytes":25999,"lastLinePartial":false,"firstLineExceedsLimit":false,"maxLines":2000,"maxBytes":51200}`},
+		{TruncateHead("short\n", int(^uint(0)>>1), DefaultMaxBytes),
+			`{"truncated":false,"truncatedBy":null,"totalLines":1,"totalBytes":6,"outputLines":1,"outputBytes":6,"lastLinePartial":false,"firstLineExceedsLimit":false,"maxLines":9007199254740991,"maxBytes":51200}`},
+		{TruncateTail(strings.Repeat("x", 30), 10, 8),
+			`{"truncated":true,"truncatedBy":"bytes","totalLines":1,"totalBytes":30,"outputLines":1,"outputBytes":8,"lastLinePartial":true,"firstLineExceedsLimit":false,"maxLines":10,"maxBytes":8}`},
+	} {
+		got, err := json.Marshal(map[string]any{"truncation": c.tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"truncation":` + c.want + `}`; string(got) != want {
+			t.Errorf("\n got %s\nwant %s", got, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -283,7 +284,7 @@ func (a *outputAccumulator) partial() tool.Result {
 	}
 	r := tool.TextResult(tr.Text)
 	if over {
-		r.Details = details(map[string]any{"truncation": tr, "fullOutputPath": a.filePath})
+		r.Details = bashDetails(tr, a.filePath)
 	}
 	return r
 }
@@ -312,7 +313,7 @@ func (a *outputAccumulator) render() (string, []byte) {
 	default:
 		notice = fmt.Sprintf("[Lines %d-%d of %d shown, cut at %s. Full output: %s]", first, tr.TotalLines, tr.TotalLines, formatSize(a.maxBytes), where)
 	}
-	return tr.Text + "\n\n" + notice, details(map[string]any{"truncation": tr, "fullOutputPath": a.filePath})
+	return tr.Text + "\n\n" + notice, bashDetails(tr, a.filePath)
 }
 
 func (a *outputAccumulator) lastLineBytes() int {
@@ -344,4 +345,13 @@ func sanitizeOutput(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// bashDetails is a cut output's details in the established harness's order:
+// the truncation, then the file with the whole output.
+func bashDetails(tr tool.Truncation, path string) json.RawMessage {
+	return details(struct {
+		Truncation     tool.Truncation `json:"truncation"`
+		FullOutputPath string          `json:"fullOutputPath"`
+	}{tr, path})
 }
