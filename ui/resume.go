@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/ui/render"
 )
 
@@ -680,7 +681,14 @@ func PickSession(ctx context.Context, h Host, in io.Reader, out io.Writer) (stri
 		t, _ := pickTheme(h, setting, h.Appearance)
 		st = render.FromTheme(t)
 	}
-	pm := &pickModel{p: newSessionPicker(&h, "", true), st: st, width: 80}
+	// The picker's keys follow keybindings.json as in the session: a
+	// Model holding only the bindings names each press.
+	keys := &Model{host: h}
+	keys.keys = keys.hostKeys()
+	if keys.keys == nil {
+		keys.keys = keybind.Defaults(HostPlatform())
+	}
+	pm := &pickModel{p: newSessionPicker(&h, "", true), st: st, width: 80, keys: keys}
 	prog := tea.NewProgram(pm, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
 	if _, err := prog.Run(); err != nil {
 		if err == tea.ErrProgramKilled && ctx.Err() != nil {
@@ -692,6 +700,7 @@ func PickSession(ctx context.Context, h Host, in io.Reader, out io.Writer) (stri
 }
 
 type pickModel struct {
+	keys   *Model
 	p      *sessionPicker
 	st     render.Styles
 	width  int
@@ -711,7 +720,7 @@ func (pm *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sessionTextsMsg:
 		msg.p.gotTexts(msg)
 	case tea.KeyPressMsg:
-		if path, done := pm.p.key(msg.String()); done {
+		if path, done := pm.p.key(pm.keys.customKey(msg)); done {
 			pm.chosen, pm.done = path, true
 			return pm, tea.Quit
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/piwasm/pi/core/keybind"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/theme"
@@ -150,6 +151,7 @@ func (a *app) pickAtStart(ctx context.Context, c *common, r *runFlags) (path, cw
 		return "", "", err
 	}
 	h := a.pickerHost(l, a.sessionsDir(l, r.sessionDir), func() (string, *session.Transcript) { return "", nil })
+	h.Keys = func() *keybind.Bindings { return uiKeys(l.Keybindings) }
 	th := &themeHost{a: a, flags: &r.peer.themes}
 	th.load(l) // its diagnostics are told when the session opens
 	h.Themes, h.ThemeSetting, h.Appearance = func() *theme.Set { return th.set }, func() string { return th.setting(l) }, theme.EnvAppearance(a.getenv)

@@ -277,3 +277,24 @@ func TestPickerDeletesOnlySessionFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestUIResumeAtStartKeybindings: pi -r's picker follows keybindings.json
+// as the session's does (a moved action answers to its new key only).
+func TestUIResumeAtStartKeybindings(t *testing.T) {
+	c := newCLI(t)
+	proj := t.TempDir()
+	writePeerSession(t, c.agentDir, proj, "aaaa0001", time.Now().Add(-time.Hour), "only topic", "yes")
+	writeFiles(t, c.agentDir, map[string]string{"keybindings.json": `{"app.session.toggleSort": "ctrl+o"}`})
+	tm := startTerminal(t, c, proj, "-r", "--cwd", proj)
+	tm.waitFor("Sort: Threaded")
+	tm.press("\x13") // ctrl+s: no longer the sort key
+	time.Sleep(300 * time.Millisecond)
+	if s := tm.screen(); !strings.Contains(s, "Sort: Threaded") {
+		t.Fatalf("ctrl+s still changed the order:\n%s", s)
+	}
+	tm.press("\x0f") // ctrl+o
+	tm.waitFor("Sort: Recent")
+	time.Sleep(100 * time.Millisecond)
+	tm.press("\x1b")
+	tm.waitFor("No session selected")
+}
