@@ -79,7 +79,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&c.extensions, "extension", "e", nil, "load the extension package at PATH; repeatable")
 	fs.BoolVar(&c.noExtensions, "no-extensions", false, "do not discover extensions; explicit -e paths still load (short form -ne)")
 	fs.StringArrayVar(&c.grants, "grant", nil, "grant a requested capability for this run: NAME (all it asks) or NAME:files|network|env|clock|random; repeatable")
-	fs.BoolVar(&c.verbose, "verbose", false, "show extension log lines on stderr")
+	fs.BoolVar(&c.verbose, "verbose", false, "show the whole start-up listing (over quietStartup) and extension log lines")
 	fs.BoolVar(&c.noMemo, "no-memo", false, "run every extension hook even when a stored result for the same inputs exists")
 }
 

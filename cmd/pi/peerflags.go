@@ -27,7 +27,7 @@ type peerFlags struct {
 
 func (p *peerFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.offline, "offline", false, "make no network call at start-up (pi never does; accepted for scripts written for the TypeScript pi)")
-	fs.StringVar(&p.tuiMode, "tui-mode", "", "fullscreen or regular: draw the interactive session in the whole window or in the terminal's scrollback (as --fullscreen or its absence)")
+	fs.StringVar(&p.tuiMode, "tui-mode", "", "fullscreen or regular: draw the interactive session in the whole window or in the terminal's scrollback (as --fullscreen or its absence; over the tuiMode setting)")
 	fs.StringVar(&p.export, "export", "", "write the session FILE as a self-contained HTML page (to the path that follows, else FILE with .html) and exit")
 	p.themes.register(fs)
 }
