@@ -320,6 +320,11 @@ func (r UIRequest) AppendJSON(b []byte) ([]byte, error) {
 	w.str("prefill", r.Prefill, true)
 	w.str("key", r.Key, true)
 	w.str("text", r.Text, true)
+	if len(r.Lines) > 0 {
+		w.key("lines")
+		w.b = appendStrings(w.b, r.Lines)
+	}
+	w.str("placement", r.Placement, true)
 	w.integer("timeoutMs", r.TimeoutMs, true)
 	return w.done()
 }

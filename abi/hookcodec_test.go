@@ -120,6 +120,7 @@ func TestUIRequestAppendJSON(t *testing.T) {
 		{Options: []string{}},
 		{Title: "Edit", Prefill: "a\nb"},
 		{Key: "k", Text: "working…"},
+		{Key: "w", Lines: []string{"one", "two"}, Placement: "belowEditor"},
 	} {
 		got, err := r.AppendJSON(nil)
 		if err != nil {
@@ -138,6 +139,9 @@ func TestUIRequestAppendJSON(t *testing.T) {
 func normUI(r UIRequest) UIRequest {
 	if len(r.Options) == 0 {
 		r.Options = nil
+	}
+	if len(r.Lines) == 0 {
+		r.Lines = nil
 	}
 	return r
 }

@@ -11,6 +11,7 @@ package abi
 //	pi_ui_status(reqPtr, reqLen i32) i64
 //	pi_ui_title(reqPtr, reqLen i32) i64
 //	pi_ui_editor_text(reqPtr, reqLen i32) i64
+//	pi_ui_widget(reqPtr, reqLen i32) i64
 //
 // pi_ui_select and pi_ui_input deliver the chosen option or the typed text
 // like pi_fetch (copied when it fits in dstCap, else only its length is
@@ -24,8 +25,10 @@ package abi
 // (Text) or clears (no Text) the extension's entry Key in the status line
 // (ctx.ui.setStatus); pi_ui_title sets the terminal window's title to
 // Title (ctx.ui.setTitle) and pi_ui_editor_text puts Text in the person's
-// input editor (ctx.ui.setEditorText), both returning 0; none of these
-// waits for the person. ErrDenied means the call
+// input editor (ctx.ui.setEditorText), and pi_ui_widget sets (Lines) or
+// removes (no Lines) the extension's widget Key, lines of text drawn above
+// the input editor or below it (Placement; ctx.ui.setWidget), all
+// returning 0; none of these waits for the person. ErrDenied means the call
 // has asked its maximum number of questions (MaxUIQuestions); ErrInvalid a
 // request that is not a valid UIRequest.
 const (
@@ -38,6 +41,7 @@ const (
 	HostUITitle   = "pi_ui_title"
 	// HostUIEditorText sets the text of the person's input editor.
 	HostUIEditorText = "pi_ui_editor_text"
+	HostUIWidget     = "pi_ui_widget"
 )
 
 // MaxUIQuestions caps the questions (dialogs and notifications) of one
@@ -64,6 +68,10 @@ type UIRequest struct {
 	// Text is the entry's text ("": the entry is removed).
 	Key  string `json:"key,omitempty"`
 	Text string `json:"text,omitempty"`
+	// Lines are a widget's lines (none: the widget is removed), drawn
+	// where Placement says.
+	Lines     []string `json:"lines,omitempty"`
+	Placement string   `json:"placement,omitempty"`
 	// TimeoutMs shortens the time the person has to answer (the host's
 	// own limit applies when it is 0 or longer); the default answer is
 	// taken when it passes.
@@ -83,6 +91,7 @@ type UIRequest struct {
 //	pi_ui_status_block(req i64) i64
 //	pi_ui_title_block(req i64) i64
 //	pi_ui_editor_text_block(req i64) i64
+//	pi_ui_widget_block(req i64) i64
 const (
 	HostUISelectBlock  = "pi_ui_select_block"
 	HostUIInputBlock   = "pi_ui_input_block"
@@ -93,4 +102,11 @@ const (
 	HostUITitleBlock   = "pi_ui_title_block"
 	// HostUIEditorTextBlock is HostUIEditorText for Extism PDKs.
 	HostUIEditorTextBlock = "pi_ui_editor_text_block"
+	HostUIWidgetBlock     = "pi_ui_widget_block"
+)
+
+// Widget placements (UIRequest.Placement; "" is WidgetAbove).
+const (
+	WidgetAbove = "aboveEditor"
+	WidgetBelow = "belowEditor"
 )

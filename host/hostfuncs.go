@@ -94,6 +94,7 @@ func (e *Extension) defineHostFunctions(ctx context.Context, rt wazero.Runtime) 
 		{abi.HostUIStatus, abi.HostUIStatusBlock, AskStatus, false},
 		{abi.HostUITitle, abi.HostUITitleBlock, AskTitle, false},
 		{abi.HostUIEditorText, abi.HostUIEditorTextBlock, AskEditorText, false},
+		{abi.HostUIWidget, abi.HostUIWidgetBlock, AskWidget, false},
 	} {
 		params := []api.ValueType{i32, i32}
 		if f.dst {

@@ -42,6 +42,9 @@ const (
 	AskTitle = "title"
 	// AskEditorText puts Message in the person's input editor.
 	AskEditorText = "editor_text"
+	// AskWidget sets the widget Key to Lines at Placement (no Lines
+	// removes it).
+	AskWidget = "widget"
 )
 
 // Question is one question of an extension. Every text in it comes from
@@ -49,13 +52,15 @@ const (
 // host; Message keeps its line breaks.
 type Question struct {
 	Extension   string
-	Kind        string // AskSelect, AskConfirm, AskInput, AskEditor, AskNotify, AskStatus, AskTitle or AskEditorText
+	Kind        string // AskSelect, AskConfirm, AskInput, AskEditor, AskNotify, AskStatus, AskTitle, AskEditorText or AskWidget
 	Title       string
 	Message     string
 	Options     []string // select
 	Placeholder string   // input
 	Level       string   // notify: "info", "warning" or "error"
 	Prefill     string   // editor (line breaks kept)
+	Lines       []string // widget
+	Placement   string   // widget: abi.WidgetAbove, abi.WidgetBelow or "" (above)
 	// Key is a status entry's key: the extension's name, followed by
 	// ":" and the key the guest gave when it gave one, so that one
 	// extension cannot replace another's entry.
@@ -188,7 +193,7 @@ func (e *Extension) ask(ctx context.Context, kind, req string) ([]byte, int64) {
 	}
 	cs.questions++
 	q.Extension = termtext.Escape(e.Name())
-	if kind == AskStatus {
+	if kind == AskStatus || kind == AskWidget {
 		q.Key = q.Extension
 		if q.Title != "" { // the guest's key, escaped by parseQuestion
 			q.Key += ":" + q.Title
@@ -295,6 +300,20 @@ func parseQuestion(kind, req string) (q Question, orig []string, ok bool) {
 		// An empty title gives the window pi's own title back.
 	case AskEditorText:
 		q.Message = termtext.EscapeLines(r.Text)
+	case AskWidget:
+		q.Title = termtext.Escape(r.Key) // as for a status entry
+		switch r.Placement {
+		case "", abi.WidgetAbove, abi.WidgetBelow:
+			q.Placement = r.Placement // "": above, unsaid (as a client is told)
+		default:
+			return q, nil, false
+		}
+		if len(r.Lines) > maxUIOptions {
+			return q, nil, false
+		}
+		for _, l := range r.Lines {
+			q.Lines = append(q.Lines, termtext.Escape(l))
+		}
 	default:
 		if r.Title == "" {
 			return q, nil, false
@@ -388,7 +407,7 @@ func (e *Extension) asksUser() bool {
 			case abi.HostUISelect, abi.HostUIInput, abi.HostUIConfirm, abi.HostUINotify, abi.HostUIEditor, abi.HostUIStatus,
 				abi.HostUISelectBlock, abi.HostUIInputBlock, abi.HostUIConfirmBlock, abi.HostUINotifyBlock,
 				abi.HostUIEditorBlock, abi.HostUIStatusBlock, abi.HostUITitle, abi.HostUITitleBlock,
-				abi.HostUIEditorText, abi.HostUIEditorTextBlock:
+				abi.HostUIEditorText, abi.HostUIEditorTextBlock, abi.HostUIWidget, abi.HostUIWidgetBlock:
 				return true
 			}
 		}

@@ -13,8 +13,8 @@ import (
 // extension_ui_response with the same id (or the question's deadline,
 // sent as timeout in milliseconds so that the client can show it); editor
 // waits the same way, without a timeout field (the established harness
-// sends none for it); notify, setStatus, setTitle and set_editor_text are
-// fire and forget.
+// sends none for it); notify, setStatus, setWidget, setTitle and
+// set_editor_text are fire and forget.
 func (s *Server) ExtensionUI() host.UI { return extensionUI{s} }
 
 type extensionUI struct{ s *Server }
@@ -42,6 +42,16 @@ func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
 		return host.Answer{}
 	case host.AskEditorText:
 		rec["method"], rec["text"] = "set_editor_text", q.Message
+		s.out.emit(rec)
+		return host.Answer{}
+	case host.AskWidget:
+		rec["method"], rec["widgetKey"] = "setWidget", q.Key
+		if q.Placement != "" {
+			rec["widgetPlacement"] = q.Placement
+		}
+		if len(q.Lines) > 0 {
+			rec["widgetLines"] = q.Lines
+		}
 		s.out.emit(rec)
 		return host.Answer{}
 	}

@@ -83,6 +83,16 @@ func SetEditorText(text string) {
 	uiAsk(abi.HostUIEditorText, abi.UIRequest{Text: text})
 }
 
+// SetWidget sets this extension's widget key to lines of text drawn above
+// the input editor (placement abi.WidgetAbove or "") or below it
+// (abi.WidgetBelow), or removes it when there are no lines (the
+// established harness's ctx.ui.setWidget with a list of lines). The
+// terminal UI draws at most ten lines of a widget. It does not wait; in
+// print and JSON mode nothing is shown.
+func SetWidget(key string, lines []string, placement string) {
+	uiAsk(abi.HostUIWidget, abi.UIRequest{Key: key, Lines: lines, Placement: placement})
+}
+
 // Notify shows text to the person without waiting; level is "info",
 // "warning" or "error" ("" is "info"). In print mode it goes to stderr.
 func Notify(level, text string) {

@@ -4,6 +4,7 @@ package sdk
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/piwasm/pi/abi"
 )
@@ -28,6 +29,9 @@ func uiCall(name string, req []byte) (string, int64) {
 		return "", 0
 	case "editor_text":
 		h.Asked = append(h.Asked, kind+": "+r.Text)
+		return "", 0
+	case "widget":
+		h.Asked = append(h.Asked, kind+": "+r.Key+"="+strings.Join(r.Lines, "|"))
 		return "", 0
 	}
 	h.Asked = append(h.Asked, kind+": "+r.Title+r.Message)

@@ -33,6 +33,9 @@ func piUITitle(reqPtr, reqLen uint32) int64
 //go:wasmimport extism:host/user pi_ui_editor_text
 func piUIEditorText(reqPtr, reqLen uint32) int64
 
+//go:wasmimport extism:host/user pi_ui_widget
+func piUIWidget(reqPtr, reqLen uint32) int64
+
 func uiCall(name string, req []byte) (string, int64) {
 	rp, rl := bufPtr(req), uint32(len(req))
 	defer runtime.KeepAlive(req)
@@ -48,6 +51,8 @@ func uiCall(name string, req []byte) (string, int64) {
 		return "", piUITitle(rp, rl)
 	case abi.HostUIEditorText:
 		return "", piUIEditorText(rp, rl)
+	case abi.HostUIWidget:
+		return "", piUIWidget(rp, rl)
 	case abi.HostUISelect:
 		f = piUISelect
 	case abi.HostUIEditor:

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,6 +27,22 @@ func TestExtensionEditorAndStatus(t *testing.T) {
 	m.Update(extStatusMsg{key: "notes", text: ""})
 	if f := ansi.Strip(m.footer()); strings.Contains(f, "writing") || !strings.Contains(f, "3 notes") {
 		t.Errorf("footer after a removal %q", f)
+	}
+
+	var many []string
+	for i := range 12 {
+		many = append(many, fmt.Sprintf("row %d", i))
+	}
+	m.Update(extWidgetMsg{key: "notes", lines: many, below: true})
+	m.Update(extWidgetMsg{key: "notes:top", lines: []string{"above it"}})
+	v := plainView(m)
+	above, below := strings.Index(v, "above it"), strings.Index(v, "row 0")
+	if above < 0 || below < above || !strings.Contains(v, "row 9") || strings.Contains(v, "row 10") || !strings.Contains(v, "widget cut short") {
+		t.Errorf("widgets:\n%s", v)
+	}
+	m.Update(extWidgetMsg{key: "notes"})
+	if v := plainView(m); strings.Contains(v, "row 0") {
+		t.Errorf("a removed widget is still drawn:\n%s", v)
 	}
 
 	m.Update(extTitleMsg("pi — note: milk"))

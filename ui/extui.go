@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/host"
 	"github.com/piwasm/pi/ui/render"
@@ -47,6 +48,9 @@ func (u extensionUI) Ask(ctx context.Context, question host.Question) host.Answe
 		return host.Answer{}
 	case host.AskEditorText:
 		send(extEditorTextMsg(question.Message))
+		return host.Answer{}
+	case host.AskWidget:
+		send(extWidgetMsg{key: question.Key, lines: question.Lines, below: question.Placement == abi.WidgetBelow})
 		return host.Answer{}
 	}
 	reply := make(chan host.Answer, 1)
@@ -123,6 +127,46 @@ type (
 	extTitleMsg      string
 	extEditorTextMsg string
 )
+
+// extWidgetMsg sets (lines) or removes (none) an extension's widget.
+type extWidgetMsg struct {
+	key   string
+	lines []string
+	below bool
+}
+
+// maxWidgetLines is how many lines of a widget are drawn, as the
+// established harness draws them.
+const maxWidgetLines = 10
+
+// extWidgets keeps the extensions' widgets in the order they were set.
+type extWidgets struct{ list []extWidgetMsg }
+
+func (w *extWidgets) set(msg extWidgetMsg) {
+	w.list = slices.DeleteFunc(w.list, func(x extWidgetMsg) bool { return x.key == msg.key })
+	if len(msg.lines) > 0 {
+		w.list = append(w.list, msg)
+	}
+}
+
+// view draws the widgets above (below false) or below the editor, each
+// line cut to the width (the texts were escaped by the host).
+func (w *extWidgets) view(below bool, width int, st render.Styles) []string {
+	var out []string
+	for _, x := range w.list {
+		if x.below != below {
+			continue
+		}
+		for i, l := range x.lines {
+			if i == maxWidgetLines {
+				out = append(out, st.Dim.Render(" … (widget cut short)"))
+				break
+			}
+			out = append(out, truncateTo(" "+l, width))
+		}
+	}
+	return out
+}
 
 // extStatusMsg sets (text) or removes ("") an extension's status entry.
 type extStatusMsg struct{ key, text string }

@@ -83,6 +83,8 @@ type Model struct {
 
 	// extStatus: the extensions' status entries (pi_ui_status).
 	extStatus extStatus
+	// extWidgets: the extensions' widgets (pi_ui_widget).
+	extWidgets extWidgets
 	// extTitle: the window title an extension set (pi_ui_title).
 	extTitle string
 
@@ -295,6 +297,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case extStatusMsg:
 		m.extStatus.set(msg.key, msg.text)
+		return m, nil
+	case extWidgetMsg:
+		m.extWidgets.set(msg)
 		return m, nil
 	case extTitleMsg:
 		m.extTitle = string(msg)
@@ -861,7 +866,9 @@ func (m *Model) bottom() string {
 			parts = append(parts, m.st.Dim.Render("  then ↳ "+termtext.Escape(firstLine(q))))
 		}
 		m.styleEditor()
+		parts = append(parts, m.extWidgets.view(false, m.width, m.st)...)
 		parts = append(parts, m.editorView())
+		parts = append(parts, m.extWidgets.view(true, m.width, m.st)...)
 	}
 	parts = append(parts, m.footer())
 	return strings.Join(parts, "\n")

@@ -36,6 +36,9 @@ func TestRPCEditorAndStatus(t *testing.T) {
 	if ti := ui("setTitle"); ti["title"] != "pi — note: Buy milk" || len(ti) != 4 {
 		t.Fatalf("setTitle: %v", ti)
 	}
+	if w := ui("setWidget"); w["widgetKey"] != "status-note" || w["widgetPlacement"] != "belowEditor" || toJSON(w["widgetLines"]) != `["Buy milk","and bread"]` {
+		t.Fatalf("setWidget: %v", w)
+	}
 	if n := ui("notify"); n["message"] != "noted: Buy milk" {
 		t.Fatalf("the guest did not get the edited text: %v", n)
 	}
@@ -52,6 +55,9 @@ func TestRPCEditorAndStatus(t *testing.T) {
 	rc.send(`{"type":"extension_ui_response","id":"` + ed["id"].(string) + `","cancelled":true}`)
 	if st := ui("setStatus"); st["statusKey"] != "status-note" || len(st) != 4 {
 		t.Fatalf("a cleared status: %v", st)
+	}
+	if w := ui("setWidget"); w["widgetKey"] != "status-note" || len(w) != 4 {
+		t.Fatalf("a removed widget: %v", w)
 	}
 	rc.response("c")
 
