@@ -261,3 +261,28 @@ func FuzzParseFile(f *testing.F) {
 		Resolve(Actions(Platform{GOOS: "linux"}), cfg)
 	})
 }
+
+// The parser accepts exactly the keys the established harness's schema
+// accepts (testdata/peer_keys.txt: its verdicts, recorded by running it).
+func TestParseAgreesWithPeer(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "peer_keys.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		verdict, key, _ := strings.Cut(l, " ")
+		key = strings.TrimLeft(key, " ")
+		_, err := Parse(key)
+		if (verdict == "ok") != (err == nil) {
+			t.Errorf("%q: the established harness says %s, pi's parser %v", key, verdict, err)
+		}
+		n++
+	}
+	if n < 50 {
+		t.Fatalf("only %d keys read", n)
+	}
+}
