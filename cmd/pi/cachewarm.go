@@ -25,12 +25,7 @@ func startCacheWarming(rt *runtime.Runtime, runner *session.Runner, client *prov
 	var warmed atomic.Pointer[session.Transcript]
 	refresher := &provider.Client{HTTP: client.HTTP, Version: client.Version, IdleTimeout: client.IdleTimeout, Retry: provider.RetryPolicy{MaxAttempts: -1}}
 	w := promptcache.New(promptcache.Config{
-		Mode: func() string {
-			if m := values.String("cacheWarming"); m != "" {
-				return m
-			}
-			return promptcache.ModeIdle
-		},
+		Mode: func() string { return warmingMode(values) },
 		Send: func(ctx context.Context, route provider.Route, req provider.Request) (provider.Response, error) {
 			return refresher.StreamEvents(ctx, route, req, nil)
 		},
@@ -94,14 +89,22 @@ func lastPromptTokens(branch []session.Entry) int {
 // warmer's state and, once a decision has numbers, what a miss and a
 // refresh cost.
 func cacheWarmingSummary(w *promptcache.Warmer, values *settings.Settings) string {
-	mode := values.String("cacheWarming")
-	if mode == "" {
-		mode = promptcache.ModeIdle
-	}
+	mode := warmingMode(values)
 	s := w.Status()
 	out := "warming  " + mode + ": " + promptcache.FormatStatus(s, time.Now())
 	if d := s.Decision; d != nil && d.EconomicsAvailable {
 		out += fmt.Sprintf("\n         a cache miss would cost $%.3f more; a refresh costs $%.3f", d.MissCost, d.WarmCost)
 	}
 	return out
+}
+
+// warmingMode is the cacheWarming setting; a value it does not know (the
+// settings model reports it) leaves the default, as in the established
+// harness.
+func warmingMode(values *settings.Settings) string {
+	switch m := values.String("cacheWarming"); m {
+	case promptcache.ModeOff, promptcache.ModeStreaming, promptcache.ModeIdle:
+		return m
+	}
+	return promptcache.ModeIdle
 }
