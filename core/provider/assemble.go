@@ -29,6 +29,9 @@ type assembler struct {
 	// provider said of its response (respModel only when another model
 	// answered).
 	asked, respID, respModel string
+	// openRouter: the route is OpenRouter's, whose billed cost replaces
+	// the one computed from the prices.
+	openRouter bool
 }
 
 type block struct {

@@ -31,6 +31,11 @@ type Usage struct {
 	// does).
 	CacheWrite1hTokens   int
 	CacheWrite1hReported bool
+	// BilledTotal is the whole cost in dollars the provider says it
+	// billed, when Billed (OpenRouter reports it); it replaces the total
+	// computed from the prices.
+	BilledTotal float64
+	Billed      bool
 	// Reported says the provider reported usage at all (the established
 	// harness prices a reply only then, and records that the total was
 	// computed, not billed).
@@ -246,6 +251,7 @@ func (c *Client) StreamEvents(ctx context.Context, route Route, req Request, onE
 	for attempt := 0; ; attempt++ {
 		out := newAssembler(onEvent)
 		out.asked = route.ModelID
+		out.openRouter = route.Provider == "openrouter" || strings.Contains(route.BaseURL, "openrouter.ai")
 		err := c.once(ctx, route, target, body, out, req.SessionID)
 		resp := out.result()
 		if err == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -364,6 +365,53 @@ type openAIUsage struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 	ReasoningTokens int `json:"reasoning_tokens"`
+	// What OpenRouter billed (decoded by json.Unmarshal: the chunk
+	// decoder passes chunks with these members on).
+	Cost        json.RawMessage `json:"cost"`
+	IsBYOK      *bool           `json:"is_byok"`
+	CostDetails *struct {
+		UpstreamInferenceCost            json.RawMessage `json:"upstream_inference_cost"`
+		UpstreamInferencePromptCost      json.RawMessage `json:"upstream_inference_prompt_cost"`
+		UpstreamInferenceCompletionsCost json.RawMessage `json:"upstream_inference_completions_cost"`
+	} `json:"cost_details"`
+}
+
+// billed is the total OpenRouter says it billed for the reply, as the
+// established harness reads it: the cost alone when the key is
+// OpenRouter's, plus the upstream provider's cost when the user brought
+// their own key (BYOK); ok is false when the accounting is missing or not
+// valid.
+func (u *openAIUsage) billed() (total float64, ok bool) {
+	cost, ok := validCost(u.Cost)
+	if !ok || u.IsBYOK == nil {
+		return 0, false
+	}
+	if !*u.IsBYOK {
+		return cost, true
+	}
+	d := u.CostDetails
+	if d == nil || len(d.UpstreamInferenceCost) == 0 {
+		return 0, false
+	}
+	upstream, ok := validCost(d.UpstreamInferenceCost)
+	if string(d.UpstreamInferenceCost) == "null" {
+		p, pok := validCost(d.UpstreamInferencePromptCost)
+		c, cok := validCost(d.UpstreamInferenceCompletionsCost)
+		upstream, ok = p+c, pok && cok
+	}
+	if !ok {
+		return 0, false
+	}
+	return cost + upstream, true
+}
+
+// validCost reads a cost that is a finite number of at least zero.
+func validCost(raw json.RawMessage) (float64, bool) {
+	var f float64
+	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil || f < 0 || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // usage converts the counts; servers put the cache hits in one of three
@@ -465,6 +513,17 @@ func (s *openAIStream) identify(c *openAIChunk) {
 	}
 }
 
+// priceBilled records what OpenRouter billed, when the route is
+// OpenRouter's and the usage carries valid accounting.
+func (s *openAIStream) priceBilled(u *openAIUsage) {
+	if !s.out.openRouter {
+		return
+	}
+	if total, ok := u.billed(); ok {
+		s.out.usage.BilledTotal, s.out.usage.Billed = total, true
+	}
+}
+
 // rawString is the string raw JSON holds; "" for another value.
 func rawString(raw json.RawMessage) string {
 	var s string
@@ -514,6 +573,7 @@ func (s *openAIStream) event(ev sseEvent) (bool, error) {
 	s.identify(c)
 	if c.Usage != nil {
 		s.out.usage = c.Usage.usage()
+		s.priceBilled(c.Usage)
 	}
 	if len(c.Choices) == 0 {
 		return false, nil
@@ -521,6 +581,7 @@ func (s *openAIStream) event(ev sseEvent) (bool, error) {
 	ch := &c.Choices[0]
 	if c.Usage == nil && ch.Usage != nil {
 		s.out.usage = ch.Usage.usage()
+		s.priceBilled(ch.Usage)
 	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		s.out.setStop(APIOpenAICompletions, *ch.FinishReason)

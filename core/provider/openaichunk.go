@@ -607,7 +607,7 @@ func (d *chunkDecoder) usage(p **openAIUsage) bool {
 			})
 		}
 		return d.unknown(key, "prompt_tokens", "completion_tokens", "prompt_cache_hit_tokens", "cached_tokens", "prompt_tokens_details",
-			"reasoning_tokens", "completion_tokens_details")
+			"reasoning_tokens", "completion_tokens_details", "cost", "is_byok", "cost_details")
 	})
 }
 

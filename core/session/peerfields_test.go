@@ -2,8 +2,11 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"testing"
+
+	"github.com/piwasm/pi/core/provider"
 )
 
 // TestPeerAssistantFieldsRoundTrip: every assistant message the
@@ -49,5 +52,32 @@ func TestPeerAssistantFieldsRoundTrip(t *testing.T) {
 	}
 	if seen < 10 {
 		t.Fatalf("only %d assistant messages with the fields", seen)
+	}
+}
+
+// TestUsageOfRecordsWhoPriced: a reply's usage records reasoning tokens
+// and the one-hour cache writes only when the provider counted them, and
+// says whether the total was billed by the provider (which replaces the
+// total the prices give) or computed (false), or nothing when no usage
+// arrived to price.
+func TestUsageOfRecordsWhoPriced(t *testing.T) {
+	route := provider.Route{Cost: &provider.ModelCost{Rates: provider.Rates{Input: 1, Output: 2}}}
+	for _, c := range []struct {
+		u    provider.Usage
+		want string
+	}{
+		{provider.Usage{}, `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`},
+		{provider.Usage{InputTokens: 1000000, OutputTokens: 500000, ReasoningTokens: 4, ReasoningReported: true, Reported: true},
+			`{"input":1000000,"output":500000,"cacheRead":0,"cacheWrite":0,"reasoning":4,"totalTokens":1500000,"cost":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"total":2,"totalFromProvider":false}}`},
+		{provider.Usage{InputTokens: 1000000, CacheWrite1hReported: true, CacheWrite1hTokens: 0, Reported: true, Billed: true, BilledTotal: 0.5},
+			`{"input":1000000,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":1000000,"cost":{"input":1,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5,"totalFromProvider":true},"cacheWrite1h":0}`},
+	} {
+		got, err := json.Marshal(UsageOf(route, c.u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != c.want {
+			t.Errorf("%+v:\n got %s\nwant %s", c.u, got, c.want)
+		}
 	}
 }

@@ -665,7 +665,11 @@ func UsageOf(route provider.Route, u provider.Usage) *prompt.Usage {
 	if u.CacheWrite1hReported {
 		out.CacheWrite1h = &u.CacheWrite1hTokens
 	}
-	if u.Reported {
+	switch {
+	case u.Billed:
+		out.Cost.Total = u.BilledTotal
+		out.Cost.TotalFromProvider = &u.Billed
+	case u.Reported:
 		// Priced from the models.json rates, not billed by the provider.
 		out.Cost.TotalFromProvider = new(bool)
 	}
