@@ -61,6 +61,8 @@ type Host struct {
 	// session's message text, which its search reads once a query needs
 	// it. RenameSession names a session file (a session_info entry);
 	// DeleteSession removes one (trashed: moved to the trash instead).
+	// Sessions may return a list and an error both: the error is shown
+	// above the list.
 	Sessions      func(all bool) ([]SessionInfo, error)
 	SessionText   func(path string) string
 	RenameSession func(path, name string) error

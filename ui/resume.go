@@ -117,8 +117,12 @@ func (d resumeDialog) view(width int, st render.Styles) string { return d.p.view
 func (p *sessionPicker) load(all bool) {
 	i := scopeIndex(all)
 	list, err := p.h.Sessions(all)
-	if err != nil {
+	switch {
+	case err != nil && list == nil:
 		p.status, p.failed = "Failed to load sessions: "+err.Error(), true
+	case err != nil:
+		// Listed, with a problem to tell (the index not saved).
+		p.status, p.failed = err.Error(), true
 	}
 	p.lists[i] = make([]searchable, len(list))
 	for j, s := range list {

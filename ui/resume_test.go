@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -116,4 +117,15 @@ func FuzzSessionQuery(f *testing.F) {
 		filterSessions([]searchable{{s: SessionInfo{ID: "id", Name: name, Cwd: "/w"}, text: text}}, q, false)
 		fuzzyScore(q, name)
 	})
+}
+
+// A listing that worked but could not keep its index shows both.
+func TestSessionPickerListingProblem(t *testing.T) {
+	h := &Host{Sessions: func(bool) ([]SessionInfo, error) {
+		return []SessionInfo{{Path: "/s/1", First: "still listed", Modified: time.Now()}}, errors.New("session index /a/session-index.json: permission denied")
+	}}
+	view := newSessionPicker(h, "", false).view(100, render.Plain())
+	if !strings.Contains(view, "still listed") || !strings.Contains(view, "permission denied") {
+		t.Fatalf("the list or its problem is missing:\n%s", view)
+	}
 }

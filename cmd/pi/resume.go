@@ -38,9 +38,9 @@ func (a *app) pickerHost(l *resources.Loaded, dir string, current func() (string
 			} else {
 				list = lister.List(dir, cwd)
 			}
-			if err := lister.Save(); err != nil {
-				fmt.Fprintf(a.stderr, "pi: %v\n", err)
-			}
+			// The index is a cache: a failure to keep it is shown in the
+			// picker (stderr would tear the screen), the list stands.
+			saveErr := lister.Save()
 			cur, _ := current()
 			out := make([]ui.SessionInfo, 0, len(list))
 			for _, s := range list {
@@ -53,7 +53,7 @@ func (a *app) pickerHost(l *resources.Loaded, dir string, current func() (string
 				out = append(out, ui.SessionInfo{Path: s.Path, ID: s.ID, Cwd: s.Cwd, Name: s.Name, Parent: s.ParentSession,
 					Modified: s.Modified, First: s.FirstMessage, Messages: s.Messages})
 			}
-			return out, nil
+			return out, saveErr
 		},
 		SessionText: func(path string) string {
 			text, _ := session.MessageText(path)
