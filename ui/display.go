@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -139,4 +140,31 @@ func (m *Model) sizeEditor() {
 
 func indentLines(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// setDisplay applies a layout key /settings changed (value as JSON text)
+// and says when it takes effect; ok is false for other keys.
+func (m *Model) setDisplay(name, value string) (note string, ok bool) {
+	var v any
+	_ = json.Unmarshal([]byte(value), &v)
+	str, _ := v.(string)
+	switch name {
+	case "fullscreenScrollbar":
+		m.disp.Scrollbar = str
+	case "fullscreenExitOutput":
+		m.disp.ExitOutput = str
+	case "markdown.mermaid":
+		m.disp.Mermaid = str
+		return "; pi draws a diagram's source in every mode", true
+	case "quietStartup":
+		return "; the next start shows it", true
+	case "tuiMode":
+		return "; the next start draws in that mode", true
+	default:
+		return "", false
+	}
+	if !m.host.FullScreen {
+		return "; full-screen mode uses it", true
+	}
+	return "", true
 }

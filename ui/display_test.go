@@ -115,3 +115,21 @@ func TestCodeBlockIndentInTranscript(t *testing.T) {
 		t.Errorf("code block:\n%s", v)
 	}
 }
+
+// /settings applies the full-screen layout keys at once and says when the
+// others take effect.
+func TestSettingsAppliesDisplayKeys(t *testing.T) {
+	m := fullScreenModel(t, `{}`)
+	if note, ok := m.setDisplay("fullscreenScrollbar", `"always"`); !ok || note != "" || m.disp.Scrollbar != "always" {
+		t.Errorf("fullscreenScrollbar: %q %v %q", note, ok, m.disp.Scrollbar)
+	}
+	if !strings.Contains(plainView(m), "┃") {
+		t.Errorf("the bar does not show at once:\n%s", plainView(m))
+	}
+	if note, ok := m.setDisplay("tuiMode", `"regular"`); !ok || !strings.Contains(note, "next start") {
+		t.Errorf("tuiMode: %q %v", note, ok)
+	}
+	if _, ok := m.setDisplay("hideThinkingBlock", "true"); ok {
+		t.Error("a key of another kind taken")
+	}
+}

@@ -61,6 +61,10 @@ func (m *Model) cmdSettings(string) tea.Cmd {
 				m.addNotice(fmt.Sprintf("%s = %s (saved in %s)", s.Name, s.Options[j], file))
 				return m.flush()
 			}
+			if note, ok := m.setDisplay(s.Name, s.Options[j]); ok {
+				m.addNotice(fmt.Sprintf("%s = %s (saved in %s%s)", s.Name, s.Options[j], file, note))
+				return m.flush()
+			}
 			if note, ok := m.setTerminal(s.Name, s.Options[j]); ok {
 				m.addNotice(fmt.Sprintf("%s = %s (saved in %s%s)", s.Name, s.Options[j], file, note))
 				return m.flush()
