@@ -179,9 +179,10 @@ func (m *Model) withPictures(draw func(int, bool) string, pics []picture) func(i
 }
 
 // setTerminal applies a terminal setting /settings changed: at once
-// where the session can (images, links and the path links, progress, the
+// where the session can (images and their protocol, links, progress, the
 // cursor), at the next start where the renderer fixed it when it started
-// (the colour profile, the image protocol). ok is false for other keys.
+// (the colour profile) or detection decides ("auto"). ok is false for
+// other keys.
 func (m *Model) setTerminal(name, value string) (note string, ok bool) {
 	on := value == "true"
 	t := &m.host.Terminal
@@ -198,7 +199,18 @@ func (m *Model) setTerminal(name, value string) (note string, ok bool) {
 	case "showHardwareCursor":
 		t.HardwareCursor = on
 		m.editor.SetVirtualCursor(!on)
-	case "terminal.trueColor", "terminal.images", "terminal.imageWidthCells", "terminal.clearOnShrink":
+	case "terminal.images":
+		switch value {
+		case `"kitty"`:
+			t.Images = termcaps.Kitty
+		case `"iterm2"`:
+			t.Images = termcaps.ITerm2
+		case "false":
+			t.Images = termcaps.None
+		default:
+			return "; pi detects it again at the next start", true
+		}
+	case "terminal.trueColor", "terminal.imageWidthCells", "terminal.clearOnShrink":
 		return "; it takes effect at the next start", true
 	default:
 		return "", false

@@ -28,7 +28,18 @@ func uiSettings(vals *settings.Settings, agentDir string) ([]ui.Setting, error) 
 		var opts []string
 		switch {
 		case k.Kind == settings.Bool:
-			opts = []string{"true", "false"}
+			// A boolean key may take words too (terminal.images "kitty",
+			// quietStartup "header"); a value its check refuses is not
+			// offered (terminal.images true).
+			for _, o := range []string{"true", "false"} {
+				if k.Check == nil || k.Check(json.RawMessage(o)) == nil {
+					opts = append(opts, o)
+				}
+			}
+			for _, e := range k.Enum {
+				b, _ := json.Marshal(e)
+				opts = append(opts, string(b))
+			}
 		case k.Kind == settings.String && len(k.Enum) > 0:
 			for _, e := range k.Enum {
 				b, _ := json.Marshal(e)

@@ -76,11 +76,11 @@ func peerKeys() []Key {
 		{Name: "autocompleteMaxVisible", Kind: Number, Default: "5", Status: Applied, Clamp: &[2]int{3, 20}},
 		{Name: "showHardwareCursor", Kind: Bool, Default: "false", Status: Applied},
 		{Name: "terminal.showImages", Kind: Bool, Default: "true", Status: Applied},
-		{Name: "terminal.imageWidthCells", Kind: Int, Default: "60", Status: Applied},
+		{Name: "terminal.imageWidthCells", Kind: Number, Default: "60", Status: Applied},
 		{Name: "terminal.clearOnShrink", Kind: Bool, Default: "false", Status: NotApplicable, Note: "Bubble Tea redraws the whole frame whenever it gets shorter, clearing the rows it leaves"},
 		{Name: "terminal.showTerminalProgress", Kind: Bool, Default: "false", Status: Applied},
 		{Name: "terminal.hyperlinks", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`, Status: Applied},
-		{Name: "terminal.images", Kind: Bool, Enum: []string{"kitty", "iterm2", "auto"}, Default: `"auto"`, Status: Applied},
+		{Name: "terminal.images", Kind: Bool, Enum: []string{"kitty", "iterm2", "auto"}, Default: `"auto"`, Status: Applied, Check: checkImages},
 		{Name: "terminal.trueColor", Kind: Bool, Enum: []string{"auto"}, Default: `"auto"`, Status: Applied},
 		{Name: "images.autoResize", Kind: Bool, Default: "true", Status: Applied},
 		{Name: "images.blockImages", Kind: Bool, Default: "false", Status: Applied},
@@ -142,6 +142,15 @@ func checkLevels(raw json.RawMessage) error {
 }
 
 // checkOutputPad checks outputPad: 0 or 1 columns.
+// checkImages refuses true for terminal.images: a protocol is named, and
+// false is the only boolean the established harness's schema takes.
+func checkImages(raw json.RawMessage) error {
+	if string(raw) == "true" {
+		return fmt.Errorf(`must be "kitty", "iterm2", "auto" or false`)
+	}
+	return nil
+}
+
 func checkOutputPad(raw json.RawMessage) error {
 	if s := string(raw); s != "0" && s != "1" {
 		return fmt.Errorf("must be 0 or 1")

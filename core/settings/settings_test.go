@@ -297,3 +297,18 @@ func TestDisplayKeysClampAndReport(t *testing.T) {
 		t.Errorf("values in range reported: %v", ds)
 	}
 }
+
+// The terminal keys take the established harness's values: a protocol
+// name or false for terminal.images (true names none), any number of
+// cells for terminal.imageWidthCells (pi rounds it down).
+func TestTerminalKeys(t *testing.T) {
+	_, ds := Parse(Builtin(), "/a/settings.json", FileGlobal, []byte(`{"terminal": {"images": true, "imageWidthCells": 40.5, "hyperlinks": "auto", "trueColor": false}}`))
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, `terminal.images must be "kitty", "iterm2", "auto" or false`) {
+		t.Errorf("reports: %v", ds)
+	}
+	for _, ok := range []string{`"kitty"`, `"iterm2"`, `"auto"`, `false`} {
+		if _, ds := Parse(Builtin(), "/a/settings.json", FileGlobal, []byte(`{"terminal": {"images": `+ok+`}}`)); len(ds) != 0 {
+			t.Errorf("terminal.images %s reported: %v", ok, ds)
+		}
+	}
+}
