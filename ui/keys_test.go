@@ -111,3 +111,26 @@ func BenchmarkKeyPress(b *testing.B) {
 		m.Update(bs)
 	}
 }
+
+// The tree navigator's keys are app.tree.*: a filter moved to another key
+// answers there and no longer on its default.
+func TestTreeFollowsBindings(t *testing.T) {
+	cfg, _ := keybind.ParseFile("keybindings.json", []byte(`{"app.tree.filter.userOnly": "alt+u"}`))
+	dir := t.TempDir()
+	m := New(Host{Runtime: newTestRuntime(t, dir, 2), Cwd: dir, Keys: func() *keybind.Bindings {
+		return keybind.Resolve(keybind.Actions(keybind.Platform{GOOS: "linux"}), cfg)
+	}})
+	m.openTree("")
+	if m.picker == nil {
+		t.Fatal("no tree")
+	}
+	start := m.picker.filter
+	pressKeys(m, tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	if m.picker.filter != start {
+		t.Fatalf("ctrl+u still filters: %s", m.picker.filter)
+	}
+	pressKeys(m, tea.KeyPressMsg{Code: 'u', Mod: tea.ModAlt})
+	if m.picker.filter != "user-only" {
+		t.Fatalf("alt+u does not filter: %s", m.picker.filter)
+	}
+}
