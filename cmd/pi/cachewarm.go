@@ -34,7 +34,13 @@ func startCacheWarming(rt *runtime.Runtime, runner *session.Runner, client *prov
 			if tr == nil || tr != rt.Transcript() {
 				return
 			}
-			e, err := tr.AppendUsage(session.UsageCacheWarm, route.Provider, route.ModelID, *session.UsageOf(route, resp.Usage), note)
+			// The model that answered, as the established harness records
+			// it (a router may name another than the one asked for).
+			model := route.ModelID
+			if resp.ResponseModel != "" {
+				model = resp.ResponseModel
+			}
+			e, err := tr.AppendUsage(session.UsageCacheWarm, route.Provider, model, *session.UsageOf(route, resp.Usage), note)
 			if err != nil {
 				return
 			}

@@ -136,7 +136,8 @@ func TestCacheWarmingRefreshesAnIdleSession(t *testing.T) {
 	rc.event("agent_settled")
 	appended := rc.event("entry_appended")
 	entry, _ := appended["entry"].(map[string]any)
-	if entry["type"] != "usage" || entry["kind"] != "cache_warm" || entry["provider"] != "mock" || entry["model"] != "mock-1" {
+	// The model the reply named (the scripted server says "scripted"), as the established harness records it.
+	if entry["type"] != "usage" || entry["kind"] != "cache_warm" || entry["provider"] != "mock" || entry["model"] != "scripted" {
 		t.Fatalf("entry_appended: %v", appended)
 	}
 	got := bodies(t, s)
