@@ -243,3 +243,35 @@ func TestUIBlockFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestParseQuestionStatusAndWidget: the fire-and-forget requests are
+// checked as the dialogs are: a widget's placement is one of the two the
+// established harness knows and its lines are capped; texts are escaped;
+// an editor needs a title.
+func TestParseQuestionStatusAndWidget(t *testing.T) {
+	for _, c := range []struct {
+		kind, req string
+		ok        bool
+	}{
+		{AskStatus, `{"key":"k","text":"busy"}`, true},
+		{AskStatus, `{}`, true}, // the main entry, removed
+		{AskWidget, `{"lines":["a","b"],"placement":"belowEditor"}`, true},
+		{AskWidget, `{"lines":["a"],"placement":"sideways"}`, false},
+		{AskWidget, `{"lines":[` + strings.Repeat(`"x",`, maxUIOptions) + `"x"]}`, false},
+		{AskEditor, `{"prefill":"x"}`, false},
+		{AskEditor, `{"title":"t","prefill":"a\nb"}`, true},
+		{AskTitle, `{"title":""}`, true},
+		{AskEditorText, `{"text":"draft"}`, true},
+	} {
+		if _, _, ok := parseQuestion(c.kind, c.req); ok != c.ok {
+			t.Errorf("%s %s: ok %v, want %v", c.kind, c.req, ok, c.ok)
+		}
+	}
+	q, _, _ := parseQuestion(AskWidget, `{"key":"k\u001b[2J","lines":["x\u001b[31m"]}`)
+	if strings.ContainsRune(q.Title+strings.Join(q.Lines, ""), 0x1b) {
+		t.Errorf("escape sequences reach the screen: %q %q", q.Title, q.Lines)
+	}
+	if q, _, _ := parseQuestion(AskEditor, `{"title":"t","prefill":"a\nb"}`); q.Prefill != "a\nb" {
+		t.Errorf("the prefill lost its line break: %q", q.Prefill)
+	}
+}
