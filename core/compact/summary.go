@@ -300,11 +300,8 @@ func (m Model) ask(ctx context.Context, text, what string) (string, prompt.Usage
 
 // answer reads one summary reply.
 func (m Model) answer(resp provider.Response, err error, what string) (string, prompt.Usage, error) {
-	u := resp.Usage
-	price := m.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
-	usage := prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
-		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens,
-		Cost:        prompt.Cost{Input: price.Input, Output: price.Output, CacheRead: price.CacheRead, CacheWrite: price.CacheWrite, Total: price.Total}}
+	// Recorded as a reply's usage is (reasoning tokens, who priced it).
+	usage := *session.UsageOf(provider.Route{Cost: m.Cost}, resp.Usage)
 	switch {
 	case err != nil:
 		return "", usage, fmt.Errorf("%s failed: %w", what, err)
@@ -318,11 +315,30 @@ func (m Model) answer(resp provider.Response, err error, what string) (string, p
 	return resp.Text, usage, nil
 }
 
+// addUsage sums two summary requests' usage as the established harness
+// does: a count either side reports is kept, and the total is the
+// provider's only when both sides' are.
 func addUsage(a, b prompt.Usage) prompt.Usage {
+	billed := a.Cost.TotalFromProvider != nil && *a.Cost.TotalFromProvider && b.Cost.TotalFromProvider != nil && *b.Cost.TotalFromProvider
 	return prompt.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
 		CacheWrite: a.CacheWrite + b.CacheWrite, TotalTokens: a.TotalTokens + b.TotalTokens,
+		Reasoning: addCounts(a.Reasoning, b.Reasoning), CacheWrite1h: addCounts(a.CacheWrite1h, b.CacheWrite1h),
 		Cost: prompt.Cost{Input: a.Cost.Input + b.Cost.Input, Output: a.Cost.Output + b.Cost.Output, CacheRead: a.Cost.CacheRead + b.Cost.CacheRead,
-			CacheWrite: a.Cost.CacheWrite + b.Cost.CacheWrite, Total: a.Cost.Total + b.Cost.Total}}
+			CacheWrite: a.Cost.CacheWrite + b.Cost.CacheWrite, Total: a.Cost.Total + b.Cost.Total, TotalFromProvider: &billed}}
+}
+
+// addCounts sums two optional counts: nil when neither side has one.
+func addCounts(a, b *int) *int {
+	if a == nil && b == nil {
+		return nil
+	}
+	n := 0
+	for _, p := range []*int{a, b} {
+		if p != nil {
+			n += *p
+		}
+	}
+	return &n
 }
 
 // historyRequest is the user message of a (first or follow-up) summary.
