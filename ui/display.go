@@ -17,8 +17,8 @@ type Display struct {
 	// (editorPaddingX), at most a third of a narrow window.
 	EditorPaddingX int
 	// OutputPad is the transcript's padding, 0 or 1 (outputPad): 1 is
-	// pi's usual layout, 0 draws every transcript block one column
-	// further left and one column wider.
+	// pi's usual layout, 0 draws replies, notices and other blocks without
+	// a marker one column further left and one column wider.
 	OutputPad int
 	// AutocompleteMaxVisible is how many completions show at once, 3 to
 	// 20 (autocompleteMaxVisible).
@@ -106,11 +106,19 @@ func (m *Model) live(s string) string {
 	return unpad(s)
 }
 
-// unpad drops the first column of every line that starts blank.
+// unpad drops the first column of a drawing whose lines all start blank.
+// A drawing with a marker in its first column (› of a message sent, ✓ of
+// a tool call) keeps its layout: its marker already sits at the edge, and
+// moving only its other lines would misalign them.
 func unpad(s string) string {
 	lines := strings.Split(s, "\n")
+	for _, l := range lines {
+		if p := ansi.Strip(l); p != "" && !strings.HasPrefix(p, " ") {
+			return s
+		}
+	}
 	for i, l := range lines {
-		if strings.HasPrefix(ansi.Strip(l), " ") {
+		if ansi.Strip(l) != "" {
 			lines[i] = ansi.TruncateLeft(l, 1, "")
 		}
 	}

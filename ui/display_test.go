@@ -85,7 +85,7 @@ func TestAutocompleteMaxVisible(t *testing.T) {
 }
 
 // outputPad 0 draws the transcript one column further left than pi's
-// usual layout (1).
+// usual layout (1); a block with a marker at the edge keeps its layout.
 func TestOutputPad(t *testing.T) {
 	dir := t.TempDir()
 	first := func(data string) string {
@@ -101,6 +101,9 @@ func TestOutputPad(t *testing.T) {
 	}
 	if !strings.Contains(flush, "\n a notice from pi") || !strings.HasPrefix(flush, " The answer") {
 		t.Errorf("outputPad 0:\n%q", flush)
+	}
+	if got := unpad("› first line\n  second line"); got != "› first line\n  second line" {
+		t.Errorf("a user message's lines were moved apart: %q", got)
 	}
 }
 
