@@ -67,3 +67,46 @@ func TestRPCSummaryRetry(t *testing.T) {
 	}
 	rc.in.Close()
 }
+
+// TestRPCBranchSummaryRetry: the summary of a branch left with
+// navigate_tree is retried the same way, reported with source
+// branchSummary and no reason.
+func TestRPCBranchSummaryRetry(t *testing.T) {
+	c := newCLI(t)
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Text: "One."}, {Text: "Two."},
+		{Status: 502, Error: "bad gateway"},
+		{Text: "Tried the second approach."},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"retry":{"baseDelayMs":1}}`})
+	rc := startRPC(t, c)
+	for _, p := range []string{"first", "second"} {
+		rc.send(`{"id":"` + p + `","type":"prompt","message":"` + p + `"}`)
+		rc.response(p)
+		rc.event("agent_settled")
+	}
+	rc.send(`{"id":"fm","type":"get_fork_messages"}`)
+	fm := rc.response("fm")["data"].(map[string]any)["messages"].([]any)
+	second := fm[1].(map[string]any)["entryId"].(string)
+	rc.send(`{"id":"nav","type":"navigate_tree","targetId":"` + second + `","summarize":true}`)
+	se, _ := rc.response("nav")["data"].(map[string]any)["summaryEntry"].(map[string]any)
+	if se == nil || !strings.Contains(se["summary"].(string), "Tried the second approach.") {
+		t.Fatalf("summary entry %v", se)
+	}
+	var got []string
+	for _, e := range rc.seen {
+		switch typ, _ := e["type"].(string); typ {
+		case "summarization_retry_scheduled", "summarization_retry_finished":
+			got = append(got, typ)
+		case "summarization_retry_attempt_start":
+			if _, ok := e["reason"]; e["source"] != "branchSummary" || ok {
+				t.Errorf("attempt start: %v", e)
+			}
+			got = append(got, typ)
+		}
+	}
+	if strings.Join(got, " ") != "summarization_retry_scheduled summarization_retry_attempt_start summarization_retry_finished" {
+		t.Fatalf("events: %v", got)
+	}
+	rc.in.Close()
+}
