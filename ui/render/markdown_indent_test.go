@@ -1,9 +1,5 @@
 package render
 
-// (This file sorts after highlighter_test.go on purpose: rendering a
-// coloured code block registers glamour's chroma style, which that test,
-// comparing the registries with upstream's, must run before.)
-
 import (
 	"strings"
 	"testing"
