@@ -32,10 +32,16 @@ type Priced struct {
 
 // Price is what the tokens cost at c's rates, the established harness's
 // sum: the highest tier whose threshold the prompt exceeds applies to every
-// token of the request. pi does not tell one-hour cache writes apart from
-// five-minute ones (no provider's usage it reads says which), so every
-// write is priced at cacheWrite.
+// token of the request. Every cache write is priced at cacheWrite; see
+// PriceWrites for Anthropic's one-hour writes.
 func (c *ModelCost) Price(input, output, cacheRead, cacheWrite int) Priced {
+	return c.PriceWrites(input, output, cacheRead, cacheWrite, 0)
+}
+
+// PriceWrites is Price where long of the cacheWrite tokens were written
+// for an hour (Anthropic's usage says how many), which Anthropic bills at
+// twice the input price, as the established harness prices them.
+func (c *ModelCost) PriceWrites(input, output, cacheRead, cacheWrite, long int) Priced {
 	if c == nil {
 		return Priced{}
 	}
@@ -50,7 +56,7 @@ func (c *ModelCost) Price(input, output, cacheRead, cacheWrite int) Priced {
 		Input:      rates.Input / 1e6 * float64(input),
 		Output:     rates.Output / 1e6 * float64(output),
 		CacheRead:  rates.CacheRead / 1e6 * float64(cacheRead),
-		CacheWrite: rates.CacheWrite / 1e6 * float64(cacheWrite),
+		CacheWrite: (rates.CacheWrite*float64(cacheWrite-long) + rates.Input*2*float64(long)) / 1e6,
 	}
 	p.Total = p.Input + p.Output + p.CacheRead + p.CacheWrite
 	return p

@@ -36,6 +36,10 @@ func TestCostAndPromptCacheReachRoute(t *testing.T) {
 	if p := r.Cost.Price(100000, 0, 150000, 0); math.Abs(p.Total-(0.6+0.09)) > 1e-9 {
 		t.Errorf("price in the tier = %+v", p)
 	}
+	// Anthropic's one-hour writes cost twice the input price.
+	if p := r.Cost.PriceWrites(0, 0, 0, 100000, 40000); math.Abs(p.CacheWrite-(0.06*3.75+0.04*6)) > 1e-9 {
+		t.Errorf("one-hour writes = %+v", p)
+	}
 	bare, err := m.Resolve("p/bare")
 	if err != nil {
 		t.Fatal(err)

@@ -655,7 +655,11 @@ func (r *Runner) recordRoute(tr *Transcript) error {
 // UsageOf is a provider's usage as a message records it, priced at the
 // route's model's rates (zeros without a models.json "cost").
 func UsageOf(route provider.Route, u provider.Usage) *prompt.Usage {
-	p := route.Cost.Price(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+	long := 0
+	if u.CacheWrite1hReported {
+		long = u.CacheWrite1hTokens
+	}
+	p := route.Cost.PriceWrites(u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, long)
 	out := &prompt.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens,
 		TotalTokens: u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens,
 		Cost:        prompt.Cost{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Total: p.Total}}
