@@ -1,4 +1,4 @@
-//go:build !noui
+//go:build unix && !noui
 
 package main
 
