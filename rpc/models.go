@@ -79,7 +79,11 @@ func (s *Server) controls(c rpcCommand) bool {
 				break
 			}
 		}
-		page := export.HTML(export.Meta{Title: title, SessionID: st.SessionID, Cwd: s.h.Cwd, Model: st.Route.Provider + "/" + st.Route.ModelID}, msgs)
+		meta := export.Meta{Title: title, SessionID: st.SessionID, Cwd: s.h.Cwd, Model: st.Route.Provider + "/" + st.Route.ModelID}
+		if s.h.ExportPalette != nil {
+			meta.Palette = s.h.ExportPalette()
+		}
+		page := export.HTML(meta, msgs)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			s.respond(c, nil, err)
 			return true

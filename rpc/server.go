@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/core/export"
 	"io"
 	"sync"
 
@@ -89,6 +90,9 @@ type Host struct {
 	ScopedModels func() ([]string, error)
 	// Cwd is where export_html writes when given no absolute path.
 	Cwd string
+	// ExportPalette is the theme's colours for export_html's page (nil,
+	// or a nil answer: the page's own colours).
+	ExportPalette func() *export.Palette
 	// MCP answers pi's mcp_list (name "") and mcp_reconnect (the server's
 	// name) with the servers as pi mcp list --json shows them; nil when
 	// the session has no MCP servers.

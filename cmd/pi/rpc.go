@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/core/export"
 	"path/filepath"
 
 	"github.com/piwasm/pi/core/provider"
@@ -39,8 +40,9 @@ func (a *app) rpcHost(ls *liveSession, r *runFlags) rpc.Host {
 				return a.childTranscript(a.sessionsDir(ls.world.loaded, r.sessionDir), cwd, r.noSession, parent)
 			})
 		},
-		Summarizer: branchSummarizer(ls),
-		MCP:        a.mcpRPC(ls.rt.Context(), ls),
+		Summarizer:    branchSummarizer(ls),
+		ExportPalette: func() *export.Palette { return a.exportPalette(ls.world.loaded, &r.peer.themes) },
+		MCP:           a.mcpRPC(ls.rt.Context(), ls),
 		OpenSession: func(path string) error {
 			return ls.rt.Replace(ctx, runtime.ReplaceResume, path, func() (*session.Transcript, error) {
 				return session.OpenAppend(path)

@@ -14,43 +14,6 @@ import (
 	"github.com/piwasm/pi/ui"
 )
 
-// loadThemes finds the interactive session's themes as the established
-// harness does: the themes setting's files and directories (relative to
-// the settings file that names them), the trusted project's .pi/themes,
-// <agent-dir>/themes, then --theme (relative to the working directory);
-// --no-themes keeps only --theme's. Only the interactive session calls
-// it: pi -p reads no theme.
-func (a *app) loadThemes(l *resources.Loaded, f *themeFlags) (*theme.Set, []diag.Diagnostic) {
-	var src theme.Sources
-	src.NoDiscover = f.noThemes
-	for _, v := range l.Values.Layers("themes") {
-		var entries []string
-		if json.Unmarshal(v.Raw, &entries) != nil {
-			continue // the settings model reported the wrong type
-		}
-		for _, e := range entries {
-			src.Settings = append(src.Settings, absPath(resources.ExpandHome(e, a.home), filepath.Dir(v.File)))
-		}
-	}
-	if l.Trust.Trusted {
-		src.Dirs = append(src.Dirs, filepath.Join(l.ProjectDir, "themes"))
-	}
-	if l.AgentDir != "" {
-		src.Dirs = append(src.Dirs, filepath.Join(l.AgentDir, "themes"))
-	}
-	for _, p := range f.paths {
-		src.Flags = append(src.Flags, absPath(resources.ExpandHome(p, a.home), l.Cwd))
-	}
-	return theme.Load(src)
-}
-
-func absPath(p, base string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base, p)
-	}
-	return filepath.Clean(p)
-}
-
 // themeHost gives the session its themes: loaded now, loaded again by
 // reload (whose diagnostics it returns).
 type themeHost struct {
