@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/settings"
 )
 
 // System is the default theme: the terminal's own ANSI colours, so the
@@ -217,7 +218,7 @@ func (s *Set) Pick(setting, appearance string) (t *Theme, note string) {
 		return t, ""
 	}
 	note = fmt.Sprintf("theme %q not found", name)
-	if near := nearest(name, s.names); near != "" {
+	if near := settings.Nearest(name, s.names); near != "" {
 		note += fmt.Sprintf(" (did you mean %q?)", near)
 	}
 	return s.system(), note + fmt.Sprintf("; using %q", System)
@@ -253,36 +254,4 @@ func EnvAppearance(getenv func(string) string) string {
 		return "dark"
 	}
 	return "light"
-}
-
-// nearest is the known name closest to name by edit distance, when close
-// enough to be a likely typo.
-func nearest(name string, names []string) string {
-	best, bestD := "", len(name)/2+2
-	for _, n := range names {
-		if d := distance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
