@@ -38,6 +38,12 @@ func peerHarness(t *testing.T) (node, cli string) {
 	return node, cli
 }
 
+// peerEnv is the environment the established harness runs in beside pi:
+// the same agent dir and home, and none of its start-up network calls.
+func (c *cli) peerEnv() []string {
+	return append(os.Environ(), "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
+}
+
 // conversationOf is a chat-completions body's messages without the system
 // prompt (each harness sends its own): role, text and tool calls.
 func conversationOf(t *testing.T, body []byte) []string {
@@ -110,7 +116,7 @@ func TestInteropCompaction(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(node, peerCLI, "-p", "--model", "mock/mock-1", "--session", file, text)
 		cmd.Dir = c.home
-		cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
+		cmd.Env = c.peerEnv()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("the established harness failed on %q: %v\n%s", text, err, out)
 		}

@@ -39,7 +39,7 @@ func TestInteropSessionTree(t *testing.T) {
 	writeFiles(t, c.agentDir, map[string]string{
 		"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"}]}}}`,
 	})
-	peerEnv := append(os.Environ(), "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
+	peerEnv := c.peerEnv()
 	peer := func(file, text string) {
 		t.Helper()
 		cmd := exec.Command(node, peerCLI, "-p", "--model", "mock/mock-1", "--session", file, text)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -45,7 +44,7 @@ func TestToolResultDetailsAsPeer(t *testing.T) {
 	writeFiles(t, c.home, files)
 	cmd := exec.Command(node, append([]string{peerCLI}, args...)...)
 	cmd.Dir = c.home
-	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+c.agentDir, "HOME="+c.home, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
+	cmd.Env = c.peerEnv()
 	peerOut, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("the established harness: %v", err)
