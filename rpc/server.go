@@ -203,7 +203,14 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 			s.respond(c, nil, fmt.Errorf("streamingBehavior %q: want \"steer\" or \"followUp\"", c.StreamingBehavior))
 			return
 		}
-		res, err := rt.Prompt(session.Input{Text: c.Message, Images: c.Images}, b)
+		answered := false
+		res, err := rt.PromptThen(session.Input{Text: c.Message, Images: c.Images}, b, func(res runtime.Result) {
+			s.respond(c, disposition(res, nil), nil)
+			answered = true
+		})
+		if answered {
+			return
+		}
 		if errors.Is(err, runtime.ErrBusy) {
 			err = errors.New("the agent is already working: send the prompt with streamingBehavior \"steer\" or \"followUp\", or use steer or follow_up")
 		}

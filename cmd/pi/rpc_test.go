@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,13 @@ func (rc *rpcClient) until(what string, match func(map[string]any) bool) map[str
 				return r
 			}
 		case <-deadline:
-			rc.t.Fatalf("no %s; saw %d records", what, len(rc.seen))
+			last := rc.seen[max(0, len(rc.seen)-12):]
+			var b strings.Builder
+			for _, r := range last {
+				line, _ := json.Marshal(r)
+				fmt.Fprintf(&b, "\n  %.300s", line)
+			}
+			rc.t.Fatalf("no %s; saw %d records, the last ones:%s", what, len(rc.seen), b.String())
 		}
 	}
 }

@@ -164,6 +164,14 @@ type Result struct {
 // background; while it works, b decides whether the line steers, follows
 // up, or is refused.
 func (rt *Runtime) Prompt(in session.Input, b Behavior) (Result, error) {
+	return rt.PromptThen(in, b, nil)
+}
+
+// PromptThen is Prompt, with started called when the line starts a run,
+// before the run's first event: a front end that answers the prompt
+// (RPC's response) does so ahead of the events, as the established
+// harness answers once the prompt passes its preflight.
+func (rt *Runtime) PromptThen(in session.Input, b Behavior, started func(Result)) (Result, error) {
 	f, err := rt.Funnel(in.Text)
 	if err != nil {
 		return Result{}, err
@@ -189,8 +197,12 @@ func (rt *Runtime) Prompt(in session.Input, b Behavior) (Result, error) {
 		rt.queueChangedLocked()
 		return Result{Disposition: Queued, Input: f}, nil
 	}
+	res := Result{Disposition: Started, Input: f}
+	if started != nil {
+		started(res)
+	}
 	rt.startLocked(q)
-	return Result{Disposition: Started, Input: f}, nil
+	return res, nil
 }
 
 // Steer queues a steering message (or starts a run when idle).

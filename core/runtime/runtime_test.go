@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/prompt"
@@ -137,6 +138,31 @@ func TestPromptRunsInBackgroundAndSettles(t *testing.T) {
 	}
 	if st := f.rt.State(); st.Running || st.MessageCount != 2 || st.SessionID != "t1" {
 		t.Errorf("state: %+v", st)
+	}
+}
+
+// PromptThen answers before the run's first event: a front end's answer
+// to the prompt (RPC's response) never follows the events it started.
+func TestPromptThenAnswersBeforeTheRun(t *testing.T) {
+	f := newFixture(t)
+	var before []string
+	res, err := f.rt.PromptThen(session.Input{Text: "hello"}, Refuse, func(r Result) {
+		if r.Disposition != Started {
+			t.Errorf("started with %+v", r)
+		}
+		// Long enough for a run already under way to have begun.
+		time.Sleep(50 * time.Millisecond)
+		before = f.types()
+	})
+	if err != nil || res.Disposition != Started {
+		t.Fatalf("prompt: %+v %v", res, err)
+	}
+	f.rt.Wait()
+	if len(before) != 0 {
+		t.Errorf("events before the answer: %v", before)
+	}
+	if types := f.types(); len(types) == 0 || types[0] != agent.AgentStart {
+		t.Errorf("events: %v", types)
 	}
 }
 
