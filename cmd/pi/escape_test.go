@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/piwasm/pi/core/session"
@@ -19,15 +18,7 @@ import (
 )
 
 // loudBuild builds testdata/guests/loud once for this package.
-var loudBuild = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pi-loud-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "loud.wasm")
-	src, _ := filepath.Abs(filepath.Join("testdata", "guests", "loud"))
-	return out, buildGuest(src, out)
-})
+var loudBuild = guestOnce(filepath.Join("testdata", "guests", "loud"))
 
 // loudPackage writes a package running the loud guest under dir/name.
 func loudPackage(t *testing.T, dir, name, extra string) string {

@@ -26,6 +26,24 @@ func buildGuest(src, out string) error {
 	return nil
 }
 
+// guestOnce is a test guest built from the Go package in src (relative
+// to this package's directory) the first time a test asks for it; later
+// calls return the same module.
+func guestOnce(src string) func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "pi-"+filepath.Base(src)+"-")
+		if err != nil {
+			return "", err
+		}
+		out := filepath.Join(dir, filepath.Base(src)+".wasm")
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return "", err
+		}
+		return out, buildGuest(abs, out)
+	})
+}
+
 // pluginBuilds remembers, per example, the outcome of building it once.
 var pluginBuilds sync.Map // name → func() error (from sync.OnceValue)
 

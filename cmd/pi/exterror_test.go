@@ -5,22 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/piwasm/pi/internal/scripted"
 )
 
 // trapperBuild builds testdata/guests/trapper once for this package.
-var trapperBuild = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pi-trapper-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "trapper.wasm")
-	src, _ := filepath.Abs(filepath.Join("testdata", "guests", "trapper"))
-	return out, buildGuest(src, out)
-})
+var trapperBuild = guestOnce(filepath.Join("testdata", "guests", "trapper"))
 
 // TestRPCExtensionError: an extension whose tool_call hook crashes, under
 // the skip policy, is skipped (the tool runs) and RPC mode reports the

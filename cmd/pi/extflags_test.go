@@ -4,20 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // unrulyBuild builds testdata/guests/unruly once for this package.
-var unrulyBuild = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pi-unruly-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "unruly.wasm")
-	src, _ := filepath.Abs(filepath.Join("testdata", "guests", "unruly"))
-	return out, buildGuest(src, out)
-})
+var unrulyBuild = guestOnce(filepath.Join("testdata", "guests", "unruly"))
 
 // unrulyPackage writes a package running the unruly guest under dir/name
 // with the given manifest.

@@ -5,22 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/piwasm/pi/core/diag"
 )
 
 // hostileBuild builds host/testdata/guests/hostile once for this package.
-var hostileBuild = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pi-hostile-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "hostile.wasm")
-	src, _ := filepath.Abs(filepath.Join(repoRoot, "host", "testdata", "guests", "hostile"))
-	return out, buildGuest(src, out)
-})
+var hostileBuild = guestOnce(filepath.Join(repoRoot, "host", "testdata", "guests", "hostile"))
 
 func hostileModule(t *testing.T) string {
 	t.Helper()

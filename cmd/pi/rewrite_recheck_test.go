@@ -7,21 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/piwasm/pi/internal/scripted"
 )
 
-var rewriterBuild = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pi-rewriter-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "rewriter.wasm")
-	src, _ := filepath.Abs(filepath.Join("testdata", "guests", "rewriter"))
-	return out, buildGuest(src, out)
-})
+var rewriterBuild = guestOnce(filepath.Join("testdata", "guests", "rewriter"))
 
 // TestAbortPolicySeesTheFinalArguments is issue 19's attack on extension
 // hooks: policy-guard (failure: abort) approves "git push origin main",
