@@ -85,7 +85,11 @@ func TestContinueSessionsTheEstablishedHarnessCompacted(t *testing.T) {
 			if _, err := r.Turn(context.Background(), Input{Text: tc.prompt}, false); err != nil {
 				t.Fatal(err)
 			}
-			got, exp := conversation(t, m.last(t)), conversation(t, peerBody)
+			body := m.last(t)
+			if first := body["messages"].([]any)[0].(map[string]any)["role"]; first != "system" && first != "developer" {
+				t.Fatalf("the request's first message is %v, not the system prompt: %v", first, body["messages"])
+			}
+			got, exp := conversation(t, body), conversation(t, peerBody)
 			if !reflect.DeepEqual(got, exp) {
 				t.Fatalf("pi's request differs from the established harness's:\npi:   %q\npeer: %q", got, exp)
 			}
@@ -200,5 +204,83 @@ func TestContextMessagesAfterACompaction(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestPromptLeadsAfterOwnCompaction: pi's own session, compacted, then
+// continued with a changed prompt (AGENTS.md edited): the system prompt
+// still opens the chat-completions request, ahead of the summary. On a
+// route that takes no system message mid-conversation (servers whose chat
+// template wants one system message, first) the changed prompt replaces
+// the old one and is the only system message. On the Anthropic route the
+// prompt goes in the system field and no system text leaks into the
+// messages.
+func TestPromptLeadsAfterOwnCompaction(t *testing.T) {
+	for _, api := range []string{"openai", "openai-system-first", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			m := newMockModel(t)
+			proj := t.TempDir()
+			writeFile(t, filepath.Join(proj, "AGENTS.md"), "Use tabs.")
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			route := openaiRoute(m.srv.URL)
+			switch api {
+			case "openai-system-first":
+				route.SystemInHistory = false
+			case "anthropic":
+				route = anthropicRoute(m.srv.URL)
+			}
+			for _, p := range []string{"one", "two"} {
+				if _, err := newRunner(t, proj, path, route, nil).Turn(context.Background(), Input{Text: p}, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tr, err := OpenAppend(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept string
+			for _, e := range tr.Snapshot() {
+				if e.Type == TypeMessage && e.Message.Role == "user" && e.Message.Content.Text() == "two" {
+					kept = e.ID
+				}
+			}
+			if err := tr.Append(Entry{Type: TypeCompaction, Summary: "SUMMARY-X", FirstKeptEntryID: kept, TokensBefore: 100}); err != nil {
+				t.Fatal(err)
+			}
+			tr.Close()
+			writeFile(t, filepath.Join(proj, "AGENTS.md"), "Use spaces.")
+			if _, err := newRunner(t, proj, path, route, nil).Turn(context.Background(), Input{Text: "three"}, false); err != nil {
+				t.Fatal(err)
+			}
+			body := m.last(t)
+			msgs := body["messages"].([]any)
+			raw, _ := json.Marshal(msgs)
+			if api != "anthropic" {
+				if first := msgs[0].(map[string]any); first["role"] != "system" {
+					t.Fatalf("the request does not open with the system prompt: %s", raw)
+				}
+				if !strings.Contains(string(raw), "Use spaces.") {
+					t.Fatalf("the changed prompt is not sent: %s", raw)
+				}
+				if api == "openai-system-first" {
+					for _, x := range msgs[1:] {
+						if x.(map[string]any)["role"] == "system" {
+							t.Fatalf("a second system message follows: %s", raw)
+						}
+					}
+				}
+				if conv := conversation(t, body); !strings.Contains(conv[0], "SUMMARY-X") {
+					t.Fatalf("the summary is not the first message after the prompt: %q", conv)
+				}
+				return
+			}
+			sys, _ := json.Marshal(body["system"])
+			if !strings.Contains(string(sys), "Use spaces.") || strings.Contains(string(raw), "Use spaces.") {
+				t.Fatalf("system %s\nmessages %s", sys, raw)
+			}
+			if !strings.Contains(string(raw), "SUMMARY-X") {
+				t.Fatalf("no summary: %s", raw)
+			}
+		})
 	}
 }

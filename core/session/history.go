@@ -228,6 +228,13 @@ func latestCompaction(entries []Entry) int {
 // first kept entry on (older compactions among them add nothing), and
 // those after it. A first kept entry that is not on the branch keeps
 // nothing from before the compaction, as the established harness does.
+//
+// Every system node that stands before the first message kept leads, even
+// one placed (or last rewritten) after the compaction: the prompt pi
+// records when it continues a compacted session, or a prompt changed since,
+// must not follow the summary. Servers whose chat template wants the system
+// message first refuse such a request, and the established harness sends
+// its prompt first.
 func compacted(entries []Entry, nodes []Node, c int) []Node {
 	kept := c
 	for i := 0; i < c; i++ {
@@ -236,9 +243,22 @@ func compacted(entries []Entry, nodes []Node, c int) []Node {
 			break
 		}
 	}
+	keeps := func(n Node) bool {
+		return (n.Entry >= kept && n.Entry < c && n.Kind != "compactionSummary") || n.Entry > c
+	}
+	first := len(nodes)
+	for i, n := range nodes {
+		if n.Role != "system" && keeps(n) {
+			first = i
+			break
+		}
+	}
+	leads := func(i int, n Node) bool {
+		return n.Role == "system" && (n.Entry < kept || (i < first && keeps(n)))
+	}
 	out := make([]Node, 0, len(nodes))
-	for _, n := range nodes {
-		if n.Role == "system" && n.Entry < kept {
+	for i, n := range nodes {
+		if leads(i, n) {
 			out = append(out, n)
 		}
 	}
@@ -247,11 +267,8 @@ func compacted(entries []Entry, nodes []Node, c int) []Node {
 			out = append(out, n)
 		}
 	}
-	for _, n := range nodes {
-		switch {
-		case n.Entry >= kept && n.Entry < c && n.Kind != "compactionSummary":
-			out = append(out, n)
-		case n.Entry > c:
+	for i, n := range nodes {
+		if keeps(n) && !leads(i, n) {
 			out = append(out, n)
 		}
 	}
