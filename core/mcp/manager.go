@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -729,21 +730,72 @@ func (s *server) httpTransport(ctx context.Context) (sdk.Transport, error) {
 	if base == nil {
 		base = &http.Client{Transport: http.DefaultTransport}
 	}
+	endpoint, err := url.Parse(s.cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %w", s.cfg.URL, err)
+	}
+	origin := originOf(endpoint)
 	c := *base
 	rt := c.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = headerTransport{next: rt, headers: headers}
+	c.Transport = headerTransport{next: rt, headers: headers, origin: origin}
+	// The entry's headers and token are for its own server: a redirect to
+	// another origin (another host or port, or https to http) would carry
+	// them there, so it is refused rather than followed.
+	next := base.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if o := originOf(req.URL); o != origin {
+			return &crossOriginError{from: origin, to: o}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 	return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &c, MaxRetries: 2}, nil
 }
 
+// originOf is u's origin as browsers compare them: scheme, host and port
+// (the scheme's default port when none is written).
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// crossOriginError is a redirect pi refused to follow: it would have sent
+// the entry's credentials to another origin.
+type crossOriginError struct{ from, to string }
+
+func (e *crossOriginError) Error() string {
+	return fmt.Sprintf("the server redirected to %s, another origin than %s: pi does not follow it, so that the entry's headers and sign-in stay with its own server (set the url to where the server is)", e.to, e.from)
+}
+
+// headerTransport adds the entry's headers (and bearer token) to the
+// requests for the entry's origin, and to no others.
 type headerTransport struct {
 	next    http.RoundTripper
 	headers http.Header
+	origin  string
 }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if originOf(r.URL) != h.origin {
+		return h.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
 		r.Header[k] = v
