@@ -7,7 +7,7 @@ require (
 	charm.land/bubbletea/v2 v2.1.1
 	charm.land/glamour/v2 v2.0.1
 	charm.land/lipgloss/v2 v2.1.0
-	github.com/alecthomas/chroma/v2 v2.14.0 // glamour's highlighter; ui/render's tests hold pi's copy to upstream's registries
+	github.com/alecthomas/chroma/v2 v2.14.0
 	github.com/atotto/clipboard v0.1.4
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/charmbracelet/x/ansi v0.11.9
@@ -65,29 +65,6 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 
-// chroma with its embedded lexers and styles loaded on first use instead of
-// at package initialisation (see third_party/chroma/PI-PATCH.md).
-replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
-
-// bluemonday and gorilla/css (glamour's HTML sanitiser and the CSS scanner
-// under it) with their regular expressions compiled on first use instead of
-// at package initialisation (see third_party/bluemonday/PI-PATCH.md).
-replace github.com/microcosm-cc/bluemonday => ./third_party/bluemonday
-
-replace github.com/gorilla/css => ./third_party/gorilla-css
-
-// goldmark (glamour's markdown parser) with its regexps and case-folding
-// table built on first use (see third_party/goldmark/PI-PATCH.md).
-replace github.com/yuin/goldmark => ./third_party/goldmark
-
-// glamour (its GitHub-link patterns) and atotto/clipboard (its search for
-// clipboard programs) doing on first use what they did at package
-// initialisation (see third_party/glamour/PI-PATCH.md and
-// third_party/clipboard/PI-PATCH.md).
-replace charm.land/glamour/v2 => ./third_party/glamour
-
-replace github.com/atotto/clipboard => ./third_party/clipboard
-
 // wazero with a compilation-cache hit that skips decoding and validating
 // function bodies and maps the cached native code from its file (see
 // third_party/wazero/PI-PATCH.md).
@@ -107,22 +84,7 @@ replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
 // (see third_party/mcp-go-sdk/PI-PATCH.md).
 replace github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
 
-// regexp2 (chroma's regexps) with its table of Unicode categories, and
-// charmbracelet/x/ansi with its zero-width rune tables, built on first use
-// (see third_party/regexp2/PI-PATCH.md and third_party/x-ansi/PI-PATCH.md).
-replace github.com/dlclark/regexp2 => ./third_party/regexp2
-
-replace github.com/charmbracelet/x/ansi => ./third_party/x-ansi
-
-// ultraviolet (Bubble Tea's terminal layer) with its key tables built on
-// first use (see third_party/ultraviolet/PI-PATCH.md).
-replace github.com/charmbracelet/ultraviolet => ./third_party/ultraviolet
-
 // mvdan.cc/sh with its four package-level regexps (shebang and extension
 // in fileutil, globstar in expand) compiled on first use (see
 // third_party/sh/PI-PATCH.md).
 replace mvdan.cc/sh/v3 => ./third_party/sh
-
-// douceur (bluemonday's CSS parser) with its regexp compiled on first use
-// (see third_party/douceur/PI-PATCH.md).
-replace github.com/aymerick/douceur => ./third_party/douceur

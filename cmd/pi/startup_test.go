@@ -3,14 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"debug/buildinfo"
+	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
-
-	"github.com/piwasm/pi/core/sandbox"
 )
 
 // initCost is what the runtime's inittrace reports for a process's package
@@ -21,12 +22,12 @@ type initCost struct {
 	bytesByPkg    map[string]int
 }
 
-// traceInit runs the binary with GODEBUG=inittrace=1 and sums what its
+// traceInit runs bin with GODEBUG=inittrace=1 and sums what its
 // packages allocate before main runs. Allocations do not depend on the
 // machine's load, so the budget below holds on a busy machine too.
-func traceInit(t *testing.T, args ...string) initCost {
+func traceInit(t *testing.T, bin string, args ...string) initCost {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -47,49 +48,75 @@ func traceInit(t *testing.T, args ...string) initCost {
 		c.bytesByPkg[f[1]] += b
 	}
 	if len(c.byPkg) == 0 {
-		t.Fatalf("no inittrace lines in the helper's stderr:\n%s", stderr.String())
+		t.Fatalf("no inittrace lines in %s's stderr:\n%s", bin, stderr.String())
 	}
 	return c
 }
 
-// Every process initialises every package linked in, `pi -p` and (when
-// pi re-executes itself as the sandbox helper) every bash call: nothing may
-// do real work at start-up. The markdown renderer's dependencies (chroma's
-// lexers and styles, the regexps of goldmark, bluemonday, gorilla/css and
-// glamour, goldmark's case-folding table), yaml.v3's regexps and
-// atotto/clipboard's search for clipboard programs ran in package
-// initialisation, 18,700 allocations and 3 MB in all; they now run on
-// first use, through the patched copies under third_party/ (each with a
-// PI-PATCH.md). A module that does eager work again, an upgrade that
-// drops a patch, or a new dependency that compiles regexps at package
-// level fails here.
-func TestStartupInitBudget(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the helper confines commands on Linux only; the budget is the same elsewhere")
+// noUIPi is cmd/pi as make build builds bin/pi, the program every `pi -p`
+// runs: without the terminal UI (tag noui) and static. Built once per test
+// binary, the first time a test asks for it.
+var noUIPi = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pi-noui-")
+	if err != nil {
+		return "", err
 	}
-	c := traceInit(t, sandbox.HelperArg, "{}", "--", "true")
-	// Allocations per patched module (upstream in brackets).
+	out := filepath.Join(dir, "pi")
+	cmd := goCmd(".", "build", "-tags", "noui", "-o", out, ".")
+	cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build -tags noui: %v\n%s", err, b)
+	}
+	return out, nil
+})
+
+// uiModules are the modules only the interactive UI uses. Their package
+// initialisers are expensive (chroma alone parses every embedded lexer and
+// style: 60,000 allocations and over 20 ms), and upstream runs them at
+// start-up, so they must stay out of bin/pi; bin/pi-ui pays for them once
+// per interactive session (RATIONALE.md, "Two binaries").
+var uiModules = []string{
+	"charm.land/bubbletea", "charm.land/bubbles", "charm.land/lipgloss", "charm.land/glamour",
+	"github.com/alecthomas/chroma", "github.com/yuin/goldmark", "github.com/microcosm-cc/bluemonday",
+	"github.com/gorilla/css", "github.com/aymerick/douceur", "github.com/dlclark/regexp2",
+	"github.com/atotto/clipboard", "github.com/charmbracelet/",
+}
+
+// Every process initialises every package linked in: each `pi -p`, and
+// each bash call where pi re-executes itself as the sandbox helper. bin/pi
+// links none of the UI's modules, and what it does link may do little at
+// start-up. A UI module pulled into the noui build, or a new dependency
+// that compiles regexps or builds tables at package level, fails here.
+func TestStartupInitBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds bin/pi")
+	}
+	pi, err := noUIPi()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := buildinfo.ReadFile(pi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range info.Deps {
+		for _, m := range uiModules {
+			if strings.HasPrefix(dep.Path, m) {
+				t.Errorf("bin/pi (tag noui) links %s %s, a module of the terminal UI", dep.Path, dep.Version)
+			}
+		}
+	}
+	c := traceInit(t, pi, "--version")
+	// Allocations per module linked into bin/pi (upstream in brackets).
 	budgets := []struct {
 		module string
 		max    int
 	}{
-		{"alecthomas/chroma", 30},           // 76,232 unpatched, ~860 with the registry lazy, ~310 with the XML lexers too, 36 with the Go lexers and formatters, 23 with the token-type maps
-		{"yuin/goldmark", 120},              // 5,000; 383 with the regexps lazy, ~90 with the attribute filters too
-		{"microcosm-cc/bluemonday", 300},    // 5,040
-		{"gorilla/css", 50},                 // 1,806
-		{"glamour/v2/internal", 50},         // 1,536
-		{"glamour/v2/styles", 10},           // 237: a heap allocation per pointer in the style configurations
-		{"atotto/clipboard", 50},            // 216
 		{"gopkg.in/yaml", 100},              // 276
 		{"google/jsonschema-go", 10},        // 296
 		{"modelcontextprotocol/go-sdk", 60}, // 216 (mcp 183: its method tables)
-		{"dlclark/regexp2", 40},             // 48 objects, 29 KB: its Unicode category table
-		{"charmbracelet/x/ansi", 10},        // 19 objects, 17 KB: its zero-width rune tables (and parser's transition table)
 		{"wazero/internal/platform", 0},     // 19: its list of huge page sizes, read from sysfs
-		{"charmbracelet/ultraviolet", 12},   // 16 objects, 27 KB: its key tables
 		{"mvdan.cc/sh", 20},                 // 174: four regexps in fileutil and expand
-		{"aymerick/douceur", 0},             // 31: its !important regexp
-		{"golang.org/x/net/html", 0},        // 16 objects, 113 KB: its entity tables, made on first use in bluemonday's copy
 		{"encoding/gob", 0},                 // 365: the MCP SDK's cursors, now written without it
 	}
 	by := map[string]int{}
@@ -100,10 +127,10 @@ func TestStartupInitBudget(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("package initialisation: %d objects, %d bytes; patched modules: %v", c.allocs, c.bytes, by)
+	t.Logf("package initialisation: %d objects, %d bytes; by module: %v", c.allocs, c.bytes, by)
 	for _, b := range budgets {
 		if by[b.module] > b.max {
-			t.Errorf("%s allocates %d objects at start-up (budget %d): its patch under third_party/ is gone or no longer lazy", b.module, by[b.module], b.max)
+			t.Errorf("%s allocates %d objects at start-up (budget %d)", b.module, by[b.module], b.max)
 		}
 	}
 	// pi's own packages: a table made in package initialisation rather

@@ -118,9 +118,8 @@ func TestHideThinkingFoldsIt(t *testing.T) {
 	}
 }
 
-// Code blocks are highlighted: the highlighter's lexers and styles load on
-// first use (third_party/chroma/PI-PATCH.md) and still colour a keyword
-// apart from the rest of its line.
+// Code blocks are highlighted: a keyword is coloured apart from the rest
+// of its line.
 func TestMarkdownHighlightsCode(t *testing.T) {
 	// Python's lexer is one of the embedded XML ones.
 	out := NewMarkdown(60, "dark").Render("```python\ndef slug(n):\n    return \"0\"\n```\n")
@@ -142,12 +141,11 @@ func TestMarkdownHighlightsCode(t *testing.T) {
 	t.Fatalf("no code line in %q", out)
 }
 
-// Everything the markdown renderer's dependencies do with the patterns
-// they now compile on first use (third_party/bluemonday, gorilla-css,
-// goldmark and glamour, see their PI-PATCH.md): raw HTML stripped (a
+// What pi relies on from the markdown renderer's dependencies (glamour,
+// goldmark, bluemonday and the CSS parsers under it): raw HTML stripped (a
 // style attribute, a script's content), bare URLs and e-mail addresses
 // linked, a table with aligned columns, a task list, GitHub links
-// shortened. The golden file was written with the unpatched modules.
+// shortened. An upgrade that changes any of it shows here.
 func TestMarkdownFeaturesGolden(t *testing.T) {
 	md := NewMarkdown(72, "notty")
 	golden(t, "markdown-features", md.Render(`Some <span style="color: red; width: 10px">inline</span> HTML and <b>bold</b>.
@@ -172,11 +170,9 @@ https://github.com/charmbracelet/glamour/commit/0123456789abcdef
 }
 
 // Character references in raw HTML, which the HTML sanitiser decodes with
-// x/net/html's entity tables (made on first use in pi's copy, see
-// third_party/bluemonday/PI-PATCH.md): named ones with and without their
+// x/net/html's entity tables: named ones with and without their
 // semicolon, two-code-point ones, numeric ones and unknown ones, in text
-// and in attributes. The golden file was written with upstream bluemonday
-// and x/net/html.
+// and in attributes.
 func TestMarkdownHTMLEntitiesGolden(t *testing.T) {
 	md := NewMarkdown(72, "notty")
 	golden(t, "markdown-entities", md.Render(`<span title="a &amp; b &eacute">caf&eacute; &amp; &notin; &NotEqualTilde; &lt;x&gt; &copy &ampx &#233; &#x1F600; &nosuch; &AMP;</span>
