@@ -222,7 +222,10 @@ func TestRPCSession(t *testing.T) {
 	found := false
 	for _, x := range cmds {
 		m := x.(map[string]any)
-		found = found || (m["name"] == "review" && m["source"] == "prompt" && m["description"] == "review the change")
+		info, _ := m["sourceInfo"].(map[string]any)
+		found = found || (m["name"] == "review" && m["source"] == "prompt" && m["description"] == "review the change" &&
+			info["source"] == "auto" && info["scope"] == "project" && info["origin"] == "top-level" &&
+			strings.HasSuffix(fmt.Sprint(info["path"]), filepath.Join(".pi", "prompts", "review.md")))
 	}
 	if !found {
 		t.Errorf("template missing from get_commands: %v", cmds)
