@@ -11,16 +11,30 @@ import (
 )
 
 // commandEnviron returns the environment the bash tool starts commands
-// from: pi's own, without the provider credentials (the variables
-// models.json and the built-in providers read keys from, and any variable
-// holding a key pi knows from auth.json or models.json) unless settings'
-// sandbox.passEnv names them, plus the markers that tell a program an
-// agent runs it (AI_AGENT=pi, PI_CODING_AGENT=true and the current
-// thinking level as PI_REASONING_LEVEL), as the established harness sets
-// them. A key the model could read from its own environment would leave
-// with the first command that can reach the network.
+// from: pi's own as keyEnviron filters it, plus the markers that tell a
+// program an agent runs it (AI_AGENT=pi, PI_CODING_AGENT=true and the
+// current thinking level as PI_REASONING_LEVEL), as the established
+// harness sets them.
 func (a *app) commandEnviron(agentDir string, pass []string, level func() string) func() []string {
-	// What to leave out is worked out when the first command starts, not
+	filtered := a.keyEnviron(agentDir, pass)
+	return func() []string {
+		out := append(filtered(), "AI_AGENT=pi", "PI_CODING_AGENT=true")
+		if l := level(); l != "" {
+			out = append(out, "PI_REASONING_LEVEL="+l)
+		}
+		return out
+	}
+}
+
+// keyEnviron returns pi's environment without the provider credentials
+// (the variables models.json and the built-in providers read keys from,
+// and any variable holding a key pi knows from auth.json or models.json)
+// unless settings' sandbox.passEnv names them. It is what every program pi
+// starts for others gets: bash's commands and MCP stdio servers. A key the
+// program could read from its own environment would leave with the first
+// connection it makes.
+func (a *app) keyEnviron(agentDir string, pass []string) func() []string {
+	// What to leave out is worked out when the first program starts, not
 	// when pi does: reading models.json and auth.json again and listing
 	// their secrets was ~1.5% of the CPU of a `pi -p` run that starts no
 	// command.
@@ -39,10 +53,6 @@ func (a *app) commandEnviron(agentDir string, pass []string, level func() string
 				continue
 			}
 			out = append(out, kv)
-		}
-		out = append(out, "AI_AGENT=pi", "PI_CODING_AGENT=true")
-		if l := level(); l != "" {
-			out = append(out, "PI_REASONING_LEVEL="+l)
 		}
 		return out
 	}

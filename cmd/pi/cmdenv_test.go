@@ -89,3 +89,53 @@ func TestCommandEnvironReadsKeysOnFirstCommand(t *testing.T) {
 		}
 	}
 }
+
+// Weakness (issue 32): MCP stdio servers, third-party programs, started
+// with pi's whole environment, provider keys included, while bash in the
+// same run saw none of them. A server that lists its environment must show
+// no provider key (a built-in provider's variable, the variable models.json
+// reads its key from), but the variables of its entry's env, the harmless
+// rest, and a key its entry hands it on purpose.
+func TestMCPServersDoNotSeeProviderKeys(t *testing.T) {
+	const (
+		openai   = "sk-openai-secret-0123456789"
+		anthropc = "sk-ant-secret-0123456789"
+		custom   = "custom-model-key-0123456789"
+	)
+	c := newCLI(t)
+	s := &scripted.Server{Replies: []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "e", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"env"}`)}}},
+		{Text: "done"},
+	}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	writeFiles(t, c.agentDir, map[string]string{
+		"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"$PI_TEST_MODEL_KEY","models":[{"id":"mock-1"}]}}}`,
+		"mcp.json": mcpJSON(t, map[string]any{"go": map[string]any{"command": mcpServerBin(t), "args": []string{"-env"},
+			"env": map[string]string{"PI_TEST_ENTRY": "from-entry", "PI_TEST_HANDED": "${ANTHROPIC_API_KEY}"}}}),
+	})
+	out, errs, code := c.runPi([]string{"OPENAI_API_KEY=" + openai, "ANTHROPIC_API_KEY=" + anthropc, "PI_TEST_MODEL_KEY=" + custom, "PI_TEST_HARMLESS=still-here"},
+		"-p", "--no-extensions", "--cwd", t.TempDir(), "show env")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d stdout %q\nstderr: %s", code, out, errs)
+	}
+	text := textOf(resultOf(t, sessionMessages(t, c.agentDir), "e"))
+	if !strings.HasPrefix(text, "Hi env") {
+		t.Fatalf("the server did not answer: %s", text)
+	}
+	for _, name := range []string{"OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "PI_TEST_MODEL_KEY="} {
+		if strings.Contains(text, "\n"+name) {
+			t.Errorf("the server saw %s", name)
+		}
+	}
+	for _, secret := range []string{openai, custom} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the server saw the key %q", secret)
+		}
+	}
+	for _, want := range []string{"PI_TEST_ENTRY=from-entry", "PI_TEST_HANDED=" + anthropc, "PI_TEST_HARMLESS=still-here"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s missing from the server's environment:\n%s", want, text)
+		}
+	}
+}

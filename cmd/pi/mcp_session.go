@@ -59,8 +59,14 @@ func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe str
 	log := openMCPLog(l.AgentDir)
 	tmp := os.TempDir()
 	auth := &mcp.AuthStore{Path: filepath.Join(l.AgentDir, mcp.AuthFile)}
+	// Servers are third-party programs: they get the environment bash's
+	// commands get, without the provider keys; their entry's env adds to it.
+	var passEnv []string
+	if policy != nil {
+		passEnv = policy.PassEnv
+	}
 	opts := mcp.Options{
-		Cwd: l.Cwd, Version: version, Getenv: a.getenv, Environ: os.Environ(),
+		Cwd: l.Cwd, Version: version, Getenv: a.getenv, Environ: a.keyEnviron(l.AgentDir, passEnv),
 		Registry: reg, TempDir: tmp,
 		Auth: func(s *mcp.Server) string {
 			tok, _ := auth.Token(context.Background(), s)

@@ -50,10 +50,11 @@ type Options struct {
 	Cwd string
 	// Version is pi's version, sent as the client's.
 	Version string
-	// Getenv resolves ${NAME} in env and header values; Environ is the
-	// environment a stdio server starts with, before its entry's env.
+	// Getenv resolves ${NAME} in env and header values; Environ gives
+	// the environment a stdio server starts with, before its entry's env
+	// (nil: none but the entry's).
 	Getenv  func(string) string
-	Environ []string
+	Environ func() []string
 	// Launch builds the command for a stdio server's argv (the entry's
 	// command and args); nil runs it directly. pi confines it here.
 	Launch func(s *Server, argv []string) (*exec.Cmd, error)

@@ -25,7 +25,10 @@ type process struct {
 // process group of its own so that stopping it also stops what a wrapper
 // such as npx started.
 func (s *server) startProcess(ctx context.Context) (*process, error) {
-	env := append([]string(nil), s.m.opts.Environ...)
+	var env []string
+	if s.m.opts.Environ != nil {
+		env = s.m.opts.Environ()
+	}
 	for _, kv := range s.cfg.Env {
 		v, err := resolveValue(ctx, kv[1], fmt.Sprintf("env %q", kv[0]), s.m.opts.Getenv, s.cfg.Cwd)
 		if err != nil {

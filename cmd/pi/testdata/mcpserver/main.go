@@ -3,7 +3,8 @@
 // tools that try what a confined server must not do (write a file, open a
 // TCP connection), a tool that never answers, one that makes another
 // appear (a tools/list_changed notification) and one that makes the
-// server exit. With -hang it never answers
+// server exit. With -env its greeting also lists its environment. With
+// -hang it never answers
 // at all; with -http ADDR it serves streamable HTTP instead of stdio
 // (-any-host: to requests for any Host, not only localhost).
 package main
@@ -17,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,9 +49,12 @@ func fail(err error) *mcp.CallToolResult {
 	return r
 }
 
-func newServer() *mcp.Server {
+func newServer(env bool) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "greeter"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hi"}, func(ctx context.Context, req *mcp.CallToolRequest, args greetArgs) (*mcp.CallToolResult, any, error) {
+		if env {
+			return text("Hi " + args.Name + "\n" + strings.Join(os.Environ(), "\n")), nil, nil
+		}
 		return text("Hi " + args.Name), nil, nil
 	})
 	mcp.AddTool(server, &mcp.Tool{Name: "writeFile", Description: "write a file"}, func(ctx context.Context, req *mcp.CallToolRequest, args writeArgs) (*mcp.CallToolResult, any, error) {
@@ -90,13 +95,14 @@ func newServer() *mcp.Server {
 func main() {
 	hang := flag.Bool("hang", false, "read requests and never answer")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (print the URL) instead of stdio")
+	env := flag.Bool("env", false, "list the environment in greet's answer")
 	anyHost := flag.Bool("any-host", false, "with -http, answer requests for any Host, as a server on the network reached by name does")
 	flag.Parse()
 	if *hang {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return
 	}
-	server := newServer()
+	server := newServer(*env)
 	if *addr != "" {
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
