@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,7 @@ import (
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/hooks/replay"
 	"github.com/piwasm/pi/host"
 )
 
@@ -130,7 +129,7 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 		}
 		fetchMap[key] = b
 	}
-	call, err := hookCaller(*hook, raw, host.FetchMap(fetchMap))
+	call, err := replay.Prepare(*hook, raw, host.FetchMap(fetchMap))
 	if err != nil {
 		return err
 	}
@@ -151,9 +150,12 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 		return err
 	}
 	defer x.rt.Close(ctx)
+	// The extension as the dispatcher sees it in a run (granted files
+	// served, every hook it declares reachable), without a memo store.
+	h := host.Handler(x.Extension, nil)
 
 	start := time.Now()
-	res, err := call(ctx, x.Extension)
+	res, err := call(ctx, h)
 	first := time.Since(start)
 	flushLogs := logs.take
 	if err != nil {
@@ -164,7 +166,7 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 	}
 	callLogs := flushLogs()
 	start = time.Now()
-	_, err = call(ctx, x.Extension)
+	_, err = call(ctx, h)
 	warm := time.Since(start)
 	flushLogs()
 	if err != nil {
@@ -186,52 +188,6 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "%s %s: first call %s, warm call %s\n", name, *hook, fmtDur(first), fmtDur(warm))
 	return nil
-}
-
-// hookCaller decodes the event for hook and returns a function that calls
-// the hook through the host's typed entry points (which validate the
-// result as a real run would).
-func hookCaller(hook string, raw []byte, fetch hooks.Fetcher) (func(context.Context, *host.Extension) (any, error), error) {
-	decode := func(v any) error {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
-			return fmt.Errorf("the event is not a valid %s event: %w", hook, err)
-		}
-		return nil
-	}
-	switch hook {
-	case abi.HookBeforeAgentStart:
-		var ev abi.BeforeAgentStartEvent
-		if err := decode(&ev); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, x *host.Extension) (any, error) {
-			return x.BeforeAgentStart(ctx, ev, fetch)
-		}, nil
-	case abi.HookAssemble:
-		var ev abi.AssembleEvent
-		if err := decode(&ev); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Assemble(ctx, ev) }, nil
-	case abi.HookInput:
-		var ev abi.InputEvent
-		if err := decode(&ev); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Input(ctx, ev) }, nil
-	case abi.HookCommand:
-		var ev abi.CommandEvent
-		if err := decode(&ev); err != nil {
-			return nil, err
-		}
-		if ev.Name == "" {
-			return nil, fmt.Errorf("the command event needs a name: {\"name\": \"cmd\", \"args\": \"...\"}")
-		}
-		return func(ctx context.Context, x *host.Extension) (any, error) { return x.Command(ctx, ev) }, nil
-	}
-	return nil, usagef("ext test: unknown hook %q", hook)
 }
 
 type extToolJSON struct {
