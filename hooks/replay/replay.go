@@ -55,10 +55,14 @@ func Prepare(hook string, raw []byte, fetch hooks.Fetcher) (Call, error) {
 		return prep(dec, &ev, tool(hook, func(ctx context.Context, t hooks.ToolHandler) (any, error) { return t.ToolResult(ctx, ev, fetch) }))
 	case abi.HookTurnEnd:
 		var ev abi.TurnEndEvent
-		return prep(dec, &ev, tool(hook, func(ctx context.Context, t hooks.ToolHandler) (any, error) { return observed{}, t.TurnEnd(ctx, ev, fetch) }))
+		return prep(dec, &ev, tool(hook, func(ctx context.Context, t hooks.ToolHandler) (any, error) {
+			return observed{}, t.TurnEnd(ctx, ev, fetch)
+		}))
 	case abi.HookAgentEnd:
 		var ev abi.AgentEndEvent
-		return prep(dec, &ev, tool(hook, func(ctx context.Context, t hooks.ToolHandler) (any, error) { return observed{}, t.AgentEnd(ctx, ev, fetch) }))
+		return prep(dec, &ev, tool(hook, func(ctx context.Context, t hooks.ToolHandler) (any, error) {
+			return observed{}, t.AgentEnd(ctx, ev, fetch)
+		}))
 	case abi.HookSessionBeforeCompact:
 		var ev abi.SessionBeforeCompactEvent
 		return prep(dec, &ev, func(ctx context.Context, h hooks.Handler) (any, error) {
@@ -91,7 +95,9 @@ func Prepare(hook string, raw []byte, fetch hooks.Fetcher) (Call, error) {
 		})
 	case abi.HookSessionStart:
 		var ev abi.SessionStartEvent
-		return prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) { return observed{}, s.SessionStart(ctx, ev, fetch) }))
+		return prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) {
+			return observed{}, s.SessionStart(ctx, ev, fetch)
+		}))
 	case abi.HookSessionShutdown:
 		var ev abi.SessionShutdownEvent
 		return prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) {
@@ -99,10 +105,14 @@ func Prepare(hook string, raw []byte, fetch hooks.Fetcher) (Call, error) {
 		}))
 	case abi.HookSessionBeforeSwitch:
 		var ev abi.SessionBeforeSwitchEvent
-		return prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) { return s.SessionBeforeSwitch(ctx, ev, fetch) }))
+		return prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) {
+			return s.SessionBeforeSwitch(ctx, ev, fetch)
+		}))
 	case abi.HookSessionBeforeFork:
 		var ev abi.SessionBeforeForkEvent
-		c, err := prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) { return s.SessionBeforeFork(ctx, ev, fetch) }))
+		c, err := prep(dec, &ev, session(hook, func(ctx context.Context, s hooks.SessionHandler) (any, error) {
+			return s.SessionBeforeFork(ctx, ev, fetch)
+		}))
 		if err == nil {
 			if cerr := ev.Check(); cerr != nil {
 				return nil, fmt.Errorf("the event is not a valid %s event: %w", hook, cerr)
