@@ -118,3 +118,58 @@ func (h *Harness) CompleteCommand(ev abi.CommandCompleteEvent) (abi.CommandCompl
 	err := harnessCall(h, ev, handleCommandComplete, &res)
 	return res, err
 }
+
+// TurnEnd runs the turn_end handler.
+func (h *Harness) TurnEnd(ev abi.TurnEndEvent) error {
+	return harnessCall(h, ev, handleTurnEnd, &struct{}{})
+}
+
+// AgentEnd runs the agent_end handler.
+func (h *Harness) AgentEnd(ev abi.AgentEndEvent) error {
+	return harnessCall(h, ev, handleAgentEnd, &struct{}{})
+}
+
+// SessionBeforeCompact runs the session_before_compact handler.
+func (h *Harness) SessionBeforeCompact(ev abi.SessionBeforeCompactEvent) (abi.SessionBeforeCompactResult, error) {
+	var res abi.SessionBeforeCompactResult
+	err := harnessCall(h, ev, handleSessionBeforeCompact, &res)
+	return res, err
+}
+
+// Context runs the context handler.
+func (h *Harness) Context(ev abi.ContextEvent) (abi.ContextResult, error) {
+	var res abi.ContextResult
+	err := harnessCall(h, ev, handleContext, &res)
+	return res, err
+}
+
+// BeforeProviderRequest runs the before_provider_request handler.
+func (h *Harness) BeforeProviderRequest(ev abi.BeforeProviderRequestEvent) (abi.BeforeProviderRequestResult, error) {
+	var res abi.BeforeProviderRequestResult
+	err := harnessCall(h, ev, handleBeforeProviderRequest, &res)
+	return res, err
+}
+
+// SessionStart runs the session_start handler.
+func (h *Harness) SessionStart(ev abi.SessionStartEvent) error {
+	return harnessCall(h, ev, handleSessionStart, &struct{}{})
+}
+
+// SessionShutdown runs the session_shutdown handler.
+func (h *Harness) SessionShutdown(ev abi.SessionShutdownEvent) error {
+	return harnessCall(h, ev, handleSessionShutdown, &struct{}{})
+}
+
+// SessionBeforeSwitch runs the session_before_switch handler.
+func (h *Harness) SessionBeforeSwitch(ev abi.SessionBeforeSwitchEvent) (abi.SessionCancelResult, error) {
+	var res abi.SessionCancelResult
+	err := harnessCall(h, ev, handleSessionBeforeSwitch, &res)
+	return res, err
+}
+
+// SessionBeforeFork runs the session_before_fork handler.
+func (h *Harness) SessionBeforeFork(ev abi.SessionBeforeForkEvent) (abi.SessionBeforeForkResult, error) {
+	var res abi.SessionBeforeForkResult
+	err := harnessCall(h, ev, handleSessionBeforeFork, &res)
+	return res, err
+}
