@@ -74,13 +74,20 @@ func (a *app) cmdExtInstall(args []string) error {
 			fmt.Fprintf(a.stdout, "note: project extensions load only in trusted projects; run `pi trust %s` once, or pass --approve (-a) on each run\n", shellWord(projDir))
 		}
 	}
-	return a.grantOnInstall(pkg, *yes, rest[0])
+	again := "pi ext install " + shellWord(pkg.Dir) + " --force"
+	if *project {
+		again += " --project --cwd " + shellWord(projDir)
+	}
+	return a.grantOnInstall(pkg, *yes, again+" --yes")
 }
 
 // grantOnInstall shows what the package asks for and records the grant the
 // user gives: asked once on a terminal, given by --yes, otherwise nothing
 // new.
-func (a *app) grantOnInstall(pkg *host.Package, yes bool, srcArg string) error {
+//
+// storeCmd is the command that stores the grant later (the install again,
+// with --yes), written so that it works from any directory.
+func (a *app) grantOnInstall(pkg *host.Package, yes bool, storeCmd string) error {
 	m := pkg.Manifest
 	req := m.Capabilities
 	if req.Empty() {
@@ -127,8 +134,8 @@ func (a *app) grantOnInstall(pkg *host.Package, yes bool, srcArg string) error {
 		if !a.isTerminal {
 			how = "not granted (no terminal to ask on)"
 		}
-		fmt.Fprintf(a.stdout, "%s; the extension runs without them. To grant them later, either\n  pass --grant %s to pi (prompt, expand, -p) for one run, or\n  run pi ext install %s --yes to store the grant\n",
-			how, m.Name, srcArg)
+		fmt.Fprintf(a.stdout, "%s; the extension runs without them. To grant them later, either\n  pass --grant %s to pi (prompt, expand, -p) for one run, or\n  run %s to store the grant\n",
+			how, m.Name, storeCmd)
 		return nil
 	}
 	store.Set(m.Name, host.GrantAll(m, pkg.SHA256))

@@ -147,6 +147,11 @@ func (a *app) installOne(ctx context.Context, spec, base, root, project string, 
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if src.Kind == packages.Local {
+		// The lock keeps where the package is, not how it was reached, so
+		// that pi update finds it from any directory.
+		src.Spec = src.Path
+	}
 	work, err := os.MkdirTemp("", "pi-install-")
 	if err != nil {
 		return err
@@ -210,7 +215,11 @@ func (a *app) installOne(ctx context.Context, spec, base, root, project string, 
 			fmt.Fprintf(a.stdout, "note: project extensions load only in trusted projects (pi trust %s)\n", shellWord(project))
 		}
 	}
-	return a.grantOnInstall(pkg, yes, spec)
+	again := "pi install " + shellWord(src.Spec)
+	if project != "" {
+		again += " -l --cwd " + shellWord(project)
+	}
+	return a.grantOnInstall(pkg, yes, again+" --yes")
 }
 
 func (a *app) cmdRemove(ctx context.Context, args []string) error {
