@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ type pkgFlags struct {
 
 func (a *app) pkgFlagSet(name string, f *pkgFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("pi "+name, pflag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs.SetOutput(io.Discard) // help and errors are printed by pkgParse
 	fs.BoolVarP(&f.local, "local", "l", false, "the project's packages (.pi/extensions of the current directory) instead of yours")
 	fs.StringVar(&f.cwd, "cwd", "", "project directory for --local (default: the current directory)")
 	if name == "install" || name == "update" {
@@ -50,11 +51,24 @@ func (a *app) pkgScope(f pkgFlags) (root, project string, err error) {
 
 const installUsage = "pi install SOURCE... [-l] [-y]   (SOURCE: npm:NAME[@VERSION], git:HOST/OWNER/REPO[@REF], a URL, or ./DIR)\n       pi install [-l] [-y]             the packages the trusted project declares in .pi/settings.json"
 
+// pkgParse parses a package command's flags: -h/--help prints usage and
+// the flags (exit 0); a bad flag is a usage error that names the usage.
+func (a *app) pkgParse(fs *pflag.FlagSet, args []string, usage string) error {
+	err := fs.Parse(args)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pflag.ErrHelp) {
+		return a.helpOr(err, usage, fs)
+	}
+	return usagef("%v (usage: %s)", err, strings.TrimSpace(strings.SplitN(usage, "\n", 2)[0]))
+}
+
 func (a *app) cmdInstall(ctx context.Context, args []string) error {
 	var f pkgFlags
 	fs := a.pkgFlagSet("install", &f)
-	if err := fs.Parse(args); err != nil {
-		return usagef("%v\nusage: %s", err, installUsage)
+	if err := a.pkgParse(fs, args, installUsage); err != nil {
+		return err
 	}
 	sources := fs.Args()
 	if len(sources) == 0 {
@@ -225,8 +239,12 @@ func (a *app) installOne(ctx context.Context, spec, base, root, project string, 
 func (a *app) cmdRemove(ctx context.Context, args []string) error {
 	var f pkgFlags
 	fs := a.pkgFlagSet("remove", &f)
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		return usagef("usage: pi remove NAME|SOURCE... [-l]")
+	const usage = "pi remove NAME|SOURCE... [-l]"
+	if err := a.pkgParse(fs, args, usage); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("remove: name the package (usage: %s)", strings.TrimSpace(usage))
 	}
 	_, project, err := a.pkgScope(f)
 	if err != nil {
@@ -274,8 +292,8 @@ func scopeText(project string) string {
 func (a *app) cmdUpdate(ctx context.Context, args []string) error {
 	var f pkgFlags
 	fs := a.pkgFlagSet("update", &f)
-	if err := fs.Parse(args); err != nil {
-		return usagef("usage: pi update [NAME...] [-l] [-y]")
+	if err := a.pkgParse(fs, args, "pi update [NAME...] [-l] [-y]"); err != nil {
+		return err
 	}
 	root, project, err := a.pkgScope(f)
 	if err != nil {
@@ -332,10 +350,13 @@ func mustFind(agentDir, name, project string) (packages.Entry, bool) {
 
 func (a *app) cmdList(ctx context.Context, args []string) error {
 	fs := pflag.NewFlagSet("pi list", pflag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print the lock entries as JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usagef("usage: pi list [--json]")
+	if err := a.pkgParse(fs, args, "pi list [--json]"); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("list: unexpected argument %q (usage: pi list [--json])", fs.Arg(0))
 	}
 	lock, err := packages.ReadLock(a.agentDir())
 	if err != nil {

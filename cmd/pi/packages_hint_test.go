@@ -69,3 +69,19 @@ func TestInstallHintAndUpdateWorkElsewhere(t *testing.T) {
 		t.Fatalf("the hint %q after a git install: exit %d\n%s%s", hint, code, out, errs)
 	}
 }
+
+// TestPackageCommandsHelp: --help of the package commands prints their
+// usage and flags and exits 0; a bad flag is a usage error on one line.
+func TestPackageCommandsHelp(t *testing.T) {
+	c := newCLI(t)
+	for _, cmd := range []string{"install", "update", "remove", "list"} {
+		out, errs, code := c.run(cmd, "--help")
+		if code != 0 || !strings.HasPrefix(out, "Usage: pi "+cmd) || strings.Contains(out+errs, `\n`) || errs != "" {
+			t.Errorf("pi %s --help: exit %d\nstdout: %s\nstderr: %s", cmd, code, out, errs)
+		}
+		_, errs, code = c.run(cmd, "--bogus")
+		if code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "usage: pi "+cmd) {
+			t.Errorf("pi %s --bogus: exit %d, stderr %q", cmd, code, errs)
+		}
+	}
+}
