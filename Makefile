@@ -108,20 +108,26 @@ interop:
 fuzz:
 	scripts/fuzz.sh
 
-# Cross-compiles for the systems pi ships on (no tests run there).
+# Cross-compiles for the systems pi ships on (no tests run there): every
+# package for linux, darwin, windows and freebsd on amd64 and arm64, and go
+# vet (which type-checks the tests too) once per system.
+LINT_OS   := linux darwin windows freebsd
+LINT_ARCH := amd64 arm64
 lint:
 	$(GO) vet ./...
-	@for os in linux darwin windows; do \
-		echo "build GOOS=$$os"; \
-		GOOS=$$os $(GO) build ./... || exit 1; \
-	done
+	@for os in $(LINT_OS); do for arch in $(LINT_ARCH); do \
+		echo "build GOOS=$$os GOARCH=$$arch"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build ./... || exit 1; \
+	done; done
 	@# Tests too must compile everywhere (build skips _test.go files).
-	@for os in darwin windows; do \
+	@for os in $(filter-out linux,$(LINT_OS)); do \
 		echo "vet GOOS=$$os"; \
 		GOOS=$$os $(GO) vet ./... || exit 1; \
 	done
+	@# linux/arm64 has its own assembly (cmd/pi-sandbox's entry point).
+	GOOS=linux GOARCH=arm64 $(GO) vet ./cmd/... ./core/sandbox/...
 	@# bin/pi's build without the UI (make build), on every system.
-	@for os in linux darwin windows; do \
+	@for os in $(LINT_OS); do \
 		echo "vet -tags noui GOOS=$$os ./cmd/pi"; \
 		GOOS=$$os $(GO) vet -tags noui ./cmd/pi || exit 1; \
 	done

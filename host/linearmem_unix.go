@@ -24,7 +24,7 @@ var linearMemory experimental.MemoryAllocator = experimental.MemoryAllocatorFunc
 	if max == 0 || max > 1<<32 {
 		return &sliceMemory{} // not reached with pi's limits
 	}
-	b, err := unix.Mmap(-1, 0, int(max), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
+	b, err := unix.Mmap(-1, 0, int(max), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON|mapNoReserve)
 	if err != nil {
 		return &sliceMemory{}
 	}
