@@ -494,7 +494,12 @@ func (a *app) mcpCheck(ctx context.Context, args []string) error {
 		_, err := io.WriteString(a.stdout, a.display(msg))
 		return err
 	}
-	p := mcp.ServerPolicy(base, s, l.AgentDir, os.TempDir())
+	tmp := os.TempDir()
+	if mcp.ProjectInTemp(tmp, l.Cwd) {
+		// A directory of its own, made when the server starts.
+		tmp = filepath.Join(tmp, "pi-mcp-"+s.Name+"-*")
+	}
+	p := mcp.ServerPolicy(base, s, l.AgentDir, tmp)
 	out := sandboxCheckJSON{
 		Mode: p.Mode, Network: p.Network, WritableRoots: emptyIfNil(p.Roots), Devices: p.Devices,
 		Protected: emptyIfNil(p.Protected()), DenyRead: emptyIfNil(p.DenyRead()),

@@ -72,7 +72,7 @@ func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe str
 			tok, _ := auth.Token(context.Background(), s)
 			return tok
 		},
-		Launch: func(s *mcp.Server, argv []string) (*exec.Cmd, error) {
+		Launch: func(s *mcp.Server, argv []string, tmp string) (*exec.Cmd, error) {
 			if err := os.MkdirAll(mcp.StateDir(l.AgentDir, s.Name), 0o700); err != nil {
 				return nil, fmt.Errorf("create the server's state directory: %w", err)
 			}

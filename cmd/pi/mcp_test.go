@@ -595,3 +595,73 @@ func TestMCPReconnectsOnTheNextCall(t *testing.T) {
 		t.Errorf("the call after the server exited did not reach a new server: %s", errs)
 	}
 }
+
+// Weakness (issue 32): a project inside the temp dir was writable by MCP
+// servers, the temp dir being theirs to write. With the project in
+// TMPDIR a server gets a temp dir of its own instead: the project and the
+// rest of the shared temp dir are refused, its own temp dir (TMPDIR) and
+// state directory are written, and pi mcp check shows the private dir.
+func TestMCPServersNeverWriteAProjectInTheTempDir(t *testing.T) {
+	c := newCLI(t)
+	tmp := filepath.Join(c.home, "tmp")
+	proj := filepath.Join(tmp, "proj")
+	writeFiles(t, proj, map[string]string{"README": "x"})
+	state := filepath.Join(c.agentDir, "mcp", "go")
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{
+			{ID: "c1", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"` + filepath.Join(proj, "go.txt") + `","text":"x"}`)},
+			{ID: "c2", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"` + filepath.Join(tmp, "shared.txt") + `","text":"x"}`)},
+			{ID: "c5", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"$TMPDIR/own.txt","text":"x"}`)},
+			{ID: "c3", Name: "mcp__go__writeFile", Args: json.RawMessage(`{"path":"` + filepath.Join(state, "ok.txt") + `","text":"x"}`)},
+			{ID: "c4", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"env"}`)},
+		}},
+		{Text: "done"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{
+		"go": map[string]any{"command": mcpServerBin(t), "args": []string{"-env"}},
+	})})
+	env := []string{"TMPDIR=" + tmp}
+	check, _, code := c.runPi(env, "sandbox", "check", "--json", "--cwd", proj)
+	if code != 0 || !strings.Contains(check, `"confined": true`) {
+		t.Skipf("the sandbox does not confine commands here: %s", check)
+	}
+	out, _, _ := c.runPi(env, "mcp", "check", "go", "--json", "--cwd", proj)
+	if strings.Contains(out, `"path": "`+tmp+`"`) || !strings.Contains(out, filepath.Join(tmp, "pi-mcp-go-*")) {
+		t.Errorf("pi mcp check does not show a temp dir of the server's own:\n%s", out)
+	}
+	out, errs, code := c.runPi(env, "-p", "--cwd", proj, "--no-extensions", "go")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	for _, id := range []string{"c1", "c2"} {
+		if m := resultOf(t, msgs, id); m.IsError == nil || !*m.IsError {
+			t.Errorf("%s: the server wrote the project: %s", id, textOf(m))
+		}
+	}
+	for _, id := range []string{"c3", "c5"} {
+		if m := resultOf(t, msgs, id); m.IsError != nil && *m.IsError {
+			t.Errorf("%s: the server could not write its state directory or its own temp dir: %s", id, textOf(m))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, "go.txt")); err == nil {
+		t.Errorf("go.txt was written into the project")
+	}
+	// The server's TMPDIR is a directory of its own in the temp dir,
+	// removed when it stopped.
+	text := textOf(resultOf(t, msgs, "c4"))
+	i := strings.Index(text, "\nTMPDIR=")
+	if i < 0 {
+		t.Fatalf("the server has no TMPDIR:\n%s", text)
+	}
+	own, _, _ := strings.Cut(text[i+len("\nTMPDIR="):], "\n")
+	if filepath.Dir(own) != tmp || !strings.HasPrefix(filepath.Base(own), "pi-mcp-go-") {
+		t.Errorf("the server's TMPDIR is %s", own)
+	}
+	if _, err := os.Stat(own); err == nil {
+		t.Errorf("the server's temp dir %s was left behind", own)
+	}
+	if len(s.Requests()) != 2 {
+		t.Errorf("the session did not go on")
+	}
+}

@@ -56,8 +56,9 @@ type Options struct {
 	Getenv  func(string) string
 	Environ func() []string
 	// Launch builds the command for a stdio server's argv (the entry's
-	// command and args); nil runs it directly. pi confines it here.
-	Launch func(s *Server, argv []string) (*exec.Cmd, error)
+	// command and args) that may write the temp dir tmp (see
+	// [ServerTemp]); nil runs it directly. pi confines it here.
+	Launch func(s *Server, argv []string, tmp string) (*exec.Cmd, error)
 	// HTTPClient is the client for an HTTP server, nil for one that
 	// honours the proxy environment variables. Headers are added on top.
 	HTTPClient func(s *Server) *http.Client
@@ -66,7 +67,9 @@ type Options struct {
 	Auth func(s *Server) string
 	// Registry receives the servers' tools as they appear.
 	Registry *tool.Registry
-	// TempDir receives the full text of results cut at 20 KB.
+	// TempDir receives the full text of results cut at 20 KB; it is also
+	// the temp dir servers may write, unless Cwd lies inside it
+	// ([ServerTemp]).
 	TempDir string
 	// Log receives the servers' logging notifications, one line each.
 	Log io.Writer

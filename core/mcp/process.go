@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -17,6 +18,9 @@ type process struct {
 	stdout io.Reader
 	stderr *tail
 	exited chan struct{}
+	// removeTmp removes the server's own temp dir, if it has one, once
+	// it stopped.
+	removeTmp func()
 
 	once sync.Once
 }
@@ -37,14 +41,26 @@ func (s *server) startProcess(ctx context.Context) (*process, error) {
 		env = append(env, kv[0]+"="+v)
 	}
 	argv := append([]string{s.cfg.Command}, s.cfg.Args...)
+	tmp, private, err := ServerTemp(s.m.opts.TempDir, s.m.opts.Cwd, s.cfg.Name)
+	if err != nil {
+		return nil, fmt.Errorf("create the server's temp dir: %w", err)
+	}
+	removeTmp := func() {
+		if private {
+			os.RemoveAll(tmp)
+		}
+	}
+	if private {
+		env = append(env, "TMPDIR="+tmp)
+	}
 	var cmd *exec.Cmd
-	var err error
 	if s.m.opts.Launch != nil {
-		cmd, err = s.m.opts.Launch(s.cfg, argv)
+		cmd, err = s.m.opts.Launch(s.cfg, argv, tmp)
 	} else {
 		cmd = exec.Command(argv[0], argv[1:]...)
 	}
 	if err != nil {
+		removeTmp()
 		return nil, err
 	}
 	cmd.Dir = s.cfg.Cwd
@@ -61,12 +77,14 @@ func (s *server) startProcess(ctx context.Context) (*process, error) {
 	}
 	p.stdout = stdout
 	if err := cmd.Start(); err != nil {
+		removeTmp()
 		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
 	}
 	go func() {
 		_ = cmd.Wait()
 		close(p.exited)
 	}()
+	p.removeTmp = removeTmp
 	return p, nil
 }
 
@@ -76,6 +94,9 @@ func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 // moment to exit, then SIGTERM, then SIGKILL, both to its process group.
 func (p *process) Close() error {
 	p.once.Do(func() {
+		if p.removeTmp != nil {
+			defer p.removeTmp()
+		}
 		p.stdin.Close()
 		wait := func(d time.Duration) bool {
 			t := time.NewTimer(d)

@@ -29,7 +29,7 @@ type greetArgs struct {
 }
 
 type writeArgs struct {
-	Path string `json:"path" jsonschema:"absolute path of the file to write"`
+	Path string `json:"path" jsonschema:"absolute path of the file to write ($NAME is the environment variable NAME)"`
 	Text string `json:"text" jsonschema:"what to write"`
 }
 
@@ -58,7 +58,7 @@ func newServer(env bool) *mcp.Server {
 		return text("Hi " + args.Name), nil, nil
 	})
 	mcp.AddTool(server, &mcp.Tool{Name: "writeFile", Description: "write a file"}, func(ctx context.Context, req *mcp.CallToolRequest, args writeArgs) (*mcp.CallToolResult, any, error) {
-		if err := os.WriteFile(args.Path, []byte(args.Text), 0o644); err != nil {
+		if err := os.WriteFile(os.ExpandEnv(args.Path), []byte(args.Text), 0o644); err != nil {
 			return fail(err), nil, nil
 		}
 		return text("wrote " + args.Path), nil, nil
