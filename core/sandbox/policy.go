@@ -247,7 +247,7 @@ type lazyPaths struct {
 type pathSets struct {
 	protected, denyRead []Root
 	// missing are the protected paths that did not exist when they were
-	// made (before any command ran), for sweepCreated (commands in
+	// made (before any command ran), for sweep (commands in
 	// workspace mode only).
 	missing []string
 }

@@ -95,8 +95,8 @@ func protectedRoots(rs resolver, cwd, home string, s Settings) []Root {
 		}
 		add(p, "default")
 	}
-	if gitDir != commonDir {
-		add(filepath.Join(gitDir, "config.worktree"), "default")
+	for _, p := range gitIndirections(cwd, gitDir, commonDir, home) {
+		add(p.Path, p.Reason)
 	}
 	for _, p := range gitConfigPaths(filepath.Join(commonDir, "config"), cwd, home) {
 		add(p.Path, p.Reason)
@@ -133,16 +133,111 @@ func gitDirs(cwd string) (gitDir, commonDir string) {
 	return gitDir, commonDir
 }
 
-// gitConfigPaths reads the paths a git config file points git at that may
-// lie in the working tree: core.hooksPath (hooks run from there) and
-// include.path / includeIf.*.path (more configuration). It is a loose
-// reader: it only needs to find those keys, not to validate the file.
-func gitConfigPaths(file, cwd, home string) []Root {
+// Reasons for git's indirections, as pi sandbox check shows them.
+const (
+	reasonGitRedirect = "git: sends git to another directory for its configuration and hooks"
+	reasonGitConfig   = "git: configuration read by git"
+	reasonSubmodule   = "git: a submodule's configuration and hooks"
+)
+
+// Bounds on the walk of a repository's worktrees and submodules, so a
+// repository built to be huge cannot stall pi at start.
+const (
+	maxGitEntries  = 512
+	maxModuleDepth = 8
+)
+
+// gitIndirections lists the files git follows to another git directory or
+// more configuration, protected whether they exist or not (a missing one
+// a command creates is moved aside after it): a .git file (gitdir: in a
+// linked worktree or a submodule's checkout), commondir (git takes config
+// and hooks from the directory it names: a command could copy .git to a
+// writable evilgit/, plant a hook there and write ../evilgit into it),
+// config.worktree, each linked worktree's commondir, config.worktree and
+// gitdir under worktrees/, and each submodule's git directory under
+// modules/ (its config, hooks, info, its own indirections and includes,
+// and the .git file of its checkout).
+func gitIndirections(cwd, gitDir, commonDir, home string) []Root {
+	var out []Root
+	add := func(path, reason string) { out = append(out, Root{Path: path, Reason: reason}) }
+	if fi, err := os.Lstat(filepath.Join(cwd, ".git")); err == nil && fi.Mode().IsRegular() {
+		add(filepath.Join(cwd, ".git"), reasonGitRedirect)
+	}
+	for _, d := range []string{gitDir, commonDir} {
+		add(filepath.Join(d, "commondir"), reasonGitRedirect)
+		add(filepath.Join(d, "config.worktree"), reasonGitConfig)
+	}
+	n := 0
+	if ents, err := os.ReadDir(filepath.Join(commonDir, "worktrees")); err == nil {
+		for _, e := range ents {
+			if n++; n > maxGitEntries {
+				break
+			}
+			if !e.IsDir() {
+				continue
+			}
+			w := filepath.Join(commonDir, "worktrees", e.Name())
+			add(filepath.Join(w, "commondir"), reasonGitRedirect)
+			add(filepath.Join(w, "gitdir"), reasonGitRedirect)
+			add(filepath.Join(w, "config.worktree"), reasonGitConfig)
+		}
+	}
+	var modules func(dir string, depth int)
+	modules = func(dir string, depth int) {
+		ents, err := os.ReadDir(dir)
+		if err != nil || depth > maxModuleDepth {
+			return
+		}
+		for _, e := range ents {
+			if n++; n > maxGitEntries {
+				return
+			}
+			if !e.IsDir() {
+				continue
+			}
+			d := filepath.Join(dir, e.Name())
+			if _, err := os.Lstat(filepath.Join(d, "HEAD")); err != nil {
+				modules(d, depth+1) // a submodule's name may have slashes
+				continue
+			}
+			for _, f := range []string{"config", "hooks", "info", "commondir", "config.worktree"} {
+				add(filepath.Join(d, f), reasonSubmodule)
+			}
+			out = append(out, gitConfigPaths(filepath.Join(d, "config"), cwd, home)...)
+			if wt := gitConfigValue(filepath.Join(d, "config"), "core", "worktree"); wt != "" {
+				if !filepath.IsAbs(wt) {
+					wt = filepath.Join(d, wt)
+				}
+				add(filepath.Join(filepath.Clean(wt), ".git"), reasonSubmodule)
+			}
+			modules(filepath.Join(d, "modules"), depth+1)
+		}
+	}
+	modules(filepath.Join(commonDir, "modules"), 0)
+	return out
+}
+
+// gitConfigValue is the last value of section.key in a git config file,
+// read as loosely as gitConfigPaths reads it ("" when absent).
+func gitConfigValue(file, section, key string) string {
+	val := ""
+	gitConfigEntries(file, func(sec, k, v string) {
+		if sec == section && k == key {
+			val = v
+		}
+	})
+	return val
+}
+
+// gitConfigEntries calls fn with each section (its first word, lower
+// case), key (lower case) and value (quotes trimmed) of a git config file.
+// It is a loose reader: it only needs to find a few keys, not to validate
+// the file.
+func gitConfigEntries(file string, fn func(section, key, val string)) {
 	data, err := os.ReadFile(file)
 	if err != nil || len(data) > 1<<20 {
-		return nil
+		return
 	}
-	var out []Root
 	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -165,8 +260,16 @@ func gitConfigPaths(file, cwd, home string) []Root {
 		if !ok {
 			continue
 		}
-		key = strings.ToLower(strings.TrimSpace(key))
-		val = strings.Trim(strings.TrimSpace(val), `"`)
+		fn(section, strings.ToLower(strings.TrimSpace(key)), strings.Trim(strings.TrimSpace(val), `"`))
+	}
+}
+
+// gitConfigPaths reads the paths a git config file points git at that may
+// lie in the working tree: core.hooksPath (hooks run from there) and
+// include.path / includeIf.*.path (more configuration).
+func gitConfigPaths(file, cwd, home string) []Root {
+	var out []Root
+	gitConfigEntries(file, func(section, key, val string) {
 		var reason string
 		switch {
 		case section == "core" && key == "hookspath":
@@ -174,11 +277,11 @@ func gitConfigPaths(file, cwd, home string) []Root {
 		case (section == "include" || section == "includeif") && key == "path":
 			reason = "included by " + file
 		default:
-			continue
+			return
 		}
 		switch {
 		case val == "":
-			continue
+			return
 		case strings.HasPrefix(val, "~/"):
 			val = filepath.Join(home, val[2:])
 		case !filepath.IsAbs(val):
@@ -189,7 +292,7 @@ func gitConfigPaths(file, cwd, home string) []Root {
 			}
 		}
 		out = append(out, Root{Path: filepath.Clean(val), Reason: reason})
-	}
+	})
 	return out
 }
 
@@ -278,7 +381,7 @@ func protectedNote(paths []string) string {
 
 // missingProtected lists the protected paths that do not exist but whose
 // directory does: the kernel cannot protect what is not there, so
-// [Policy.sweepCreated] looks for them after each command. Paths in a
+// [Policy.sweep] looks for them after each command. Paths in a
 // directory that is missing too (.git/hooks without .git) are left out:
 // moving them would break what a command created as a whole, such as a
 // repository from git init.
@@ -295,34 +398,74 @@ func missingProtected(roots []Root) []string {
 	return out
 }
 
-// sweepCreated moves aside each protected path that did not exist when
-// the run started and exists now: a command created it (the file tools
-// refuse to), and left in place it would take effect in the next run
-// (.pi/settings.json, .envrc, .git/hooks of a repository without hooks).
-// It returns a note for the model and the user, or "".
-func (p *Policy) sweepCreated() string {
-	var moved []string
-	for _, path := range p.missing() {
-		if _, err := os.Lstat(path); err != nil {
-			continue
+// protectedFiles is what each protected path that exists is, just before
+// a command runs, for [Policy.sweep] to see afterwards whether the command
+// put another file in its place.
+type protectedFiles map[string]os.FileInfo
+
+// snapshot records the protected paths that exist now.
+func (p *Policy) snapshot() protectedFiles {
+	out := protectedFiles{}
+	for _, r := range p.Protected() {
+		if fi, err := os.Lstat(r.Path); err == nil {
+			out[r.Path] = fi
 		}
-		to := path + ".refused-by-pi"
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			to = fmt.Sprintf("%s.refused-by-pi.%d", path, i)
-		}
-		if err := os.Rename(path, to); err != nil {
-			moved = append(moved, fmt.Sprintf("%s (could not be moved aside: %v)", path, err))
-			continue
-		}
-		moved = append(moved, path+" (moved to "+to+")")
 	}
-	if len(moved) == 0 {
+	return out
+}
+
+// sweep runs after each confined command. It moves aside each protected
+// path that did not exist when the run started and exists now (a command
+// created it; the file tools refuse to; left in place it would take effect
+// later: .pi/settings.json, .envrc, .git/commondir), and each protected
+// path that existed before the command (before) and is now another file:
+// the command replaced it, for instance by renaming a directory above it
+// and building a new one (the helper pins that chain, so this is a second
+// line behind the kernel; without a mount namespace it is the only one).
+// It returns a note for the model and the user, or "".
+func (p *Policy) sweep(before protectedFiles) string {
+	var created, replaced []string
+	for _, path := range p.missing() {
+		if _, err := os.Lstat(path); err == nil {
+			created = append(created, moveAside(path))
+		}
+	}
+	for _, r := range p.Protected() {
+		was, ok := before[r.Path]
+		if !ok {
+			continue
+		}
+		if now, err := os.Lstat(r.Path); err == nil && !os.SameFile(was, now) {
+			replaced = append(replaced, moveAside(r.Path))
+		}
+	}
+	var notes []string
+	if len(created) > 0 {
+		notes = append(notes, "The sandbox refused creating "+strings.Join(created, ", ")+": protected paths (code that runs later, pi's project settings) cannot be created by commands in workspace mode.")
+	}
+	if len(replaced) > 0 {
+		notes = append(notes, "The sandbox refused replacing "+strings.Join(replaced, ", ")+": the command put another file or directory in place of a protected path (code that runs later, git's configuration and hooks, pi's project settings), so pi moved the new one aside; the original was not restored.")
+	}
+	if len(notes) == 0 {
 		return ""
 	}
-	return "The sandbox refused creating " + strings.Join(moved, ", ") + ": protected paths (code that runs later, pi's project settings) cannot be created by commands in workspace mode. Do not try to work around it; if the file is needed, tell the user, who can create it or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings."
+	return strings.Join(notes, " ") + " Do not try to work around it; if the file is needed, tell the user, who can create it or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings."
+}
+
+// moveAside renames path to PATH.refused-by-pi (or .refused-by-pi.N) and
+// says what it did, for sweep's note.
+func moveAside(path string) string {
+	to := path + ".refused-by-pi"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		to = fmt.Sprintf("%s.refused-by-pi.%d", path, i)
+	}
+	if err := os.Rename(path, to); err != nil {
+		return fmt.Sprintf("%s (could not be moved aside: %v)", path, err)
+	}
+	return path + " (moved to " + to + ")"
 }
 
 // denyReadNote is Explain's note when a failed command's output names a

@@ -34,17 +34,19 @@ func TestProtectedRoots(t *testing.T) {
 	}
 	got := rootPaths(protectedRoots(resolver{}, tree, home, s))
 	want := map[string]string{
-		filepath.Join(tree, ".pi"):              "default",
-		filepath.Join(tree, ".agents"):          "default",
-		filepath.Join(tree, ".claude"):          "default",
-		filepath.Join(tree, ".envrc"):           "default",
-		filepath.Join(tree, ".git/hooks"):       "default",
-		filepath.Join(tree, ".git/config"):      "default",
-		filepath.Join(tree, ".husky"):           "core.hooksPath in " + cfg,
-		filepath.Join(tree, "shared.gitconfig"): "included by " + cfg,
-		filepath.Join(home, "w.gitconfig"):      "included by " + cfg,
-		filepath.Join(tree, "Makefile"):         "settings: " + filepath.Join(home, "settings.json"),
-		filepath.Join(home, "bin"):              "settings: " + filepath.Join(home, "settings.json"),
+		filepath.Join(tree, ".pi"):                  "default",
+		filepath.Join(tree, ".agents"):              "default",
+		filepath.Join(tree, ".claude"):              "default",
+		filepath.Join(tree, ".envrc"):               "default",
+		filepath.Join(tree, ".git/hooks"):           "default",
+		filepath.Join(tree, ".git/config"):          "default",
+		filepath.Join(tree, ".git/commondir"):       reasonGitRedirect,
+		filepath.Join(tree, ".git/config.worktree"): reasonGitConfig,
+		filepath.Join(tree, ".husky"):               "core.hooksPath in " + cfg,
+		filepath.Join(tree, "shared.gitconfig"):     "included by " + cfg,
+		filepath.Join(home, "w.gitconfig"):          "included by " + cfg,
+		filepath.Join(tree, "Makefile"):             "settings: " + filepath.Join(home, "settings.json"),
+		filepath.Join(home, "bin"):                  "settings: " + filepath.Join(home, "settings.json"),
 	}
 	for p, r := range want {
 		if got[p] != r {
@@ -54,6 +56,50 @@ func TestProtectedRoots(t *testing.T) {
 	for p := range got {
 		if _, ok := want[p]; !ok {
 			t.Errorf("unexpected protected path %s", p)
+		}
+	}
+}
+
+// git's indirections are protected whether they exist or not: the .git
+// file of a linked worktree, commondir, config.worktree, each worktree's
+// files under worktrees/, and each submodule's git directory (nested ones
+// too, names with slashes too) with the .git file of its checkout.
+func TestProtectedGitIndirections(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	main := filepath.Join(home, "main")
+	git := filepath.Join(main, ".git")
+	writeTree(t, home, map[string]string{
+		"main/.git/config":                          "[core]\n",
+		"main/.git/HEAD":                            "ref: refs/heads/main\n",
+		"main/.git/worktrees/other/commondir":       "../..\n",
+		"main/.git/worktrees/other/gitdir":          filepath.Join(home, "other", ".git") + "\n",
+		"main/.git/modules/lib/HEAD":                "ref: refs/heads/main\n",
+		"main/.git/modules/lib/config":              "[core]\n\tworktree = ../../../lib\n[include]\n\tpath = ../../../lib.inc\n",
+		"main/.git/modules/lib/modules/deep/HEAD":   "x\n",
+		"main/.git/modules/lib/modules/deep/config": "[core]\n\tworktree = ../../../../../lib/deep\n",
+		"main/.git/modules/vendor/x/HEAD":           "x\n",
+		"main/lib/.git":                             "gitdir: ../.git/modules/lib\n",
+	})
+	got := rootPaths(protectedRoots(resolver{}, main, home, Settings{}))
+	for _, p := range []string{
+		filepath.Join(git, "commondir"), filepath.Join(git, "config.worktree"),
+		filepath.Join(git, "worktrees/other/commondir"), filepath.Join(git, "worktrees/other/gitdir"), filepath.Join(git, "worktrees/other/config.worktree"),
+		filepath.Join(git, "modules/lib/config"), filepath.Join(git, "modules/lib/hooks"), filepath.Join(git, "modules/lib/info"),
+		filepath.Join(git, "modules/lib/commondir"), filepath.Join(main, "lib.inc"), filepath.Join(main, "lib/.git"),
+		filepath.Join(git, "modules/lib/modules/deep/config"), filepath.Join(git, "modules/lib/modules/deep/hooks"), filepath.Join(main, "lib/deep/.git"),
+		filepath.Join(git, "modules/vendor/x/config"), filepath.Join(git, "modules/vendor/x/hooks"),
+	} {
+		if _, ok := got[p]; !ok {
+			t.Errorf("%s not protected", p)
+		}
+	}
+	// In the linked worktree the .git file itself is protected too.
+	wt := filepath.Join(home, "other")
+	writeTree(t, wt, map[string]string{".git": "gitdir: " + filepath.Join(git, "worktrees", "other") + "\n"})
+	got = rootPaths(protectedRoots(resolver{}, wt, home, Settings{}))
+	for _, p := range []string{filepath.Join(wt, ".git"), filepath.Join(git, "worktrees/other/commondir"), filepath.Join(git, "commondir"), filepath.Join(git, "hooks"), filepath.Join(git, "modules/lib/config")} {
+		if _, ok := got[p]; !ok {
+			t.Errorf("linked worktree: %s not protected", p)
 		}
 	}
 }
@@ -287,5 +333,46 @@ func TestPathsMadeOnFirstNeed(t *testing.T) {
 	}
 	if off.paths != nil || off.Protected() != nil || off.DenyRead() != nil {
 		t.Error("mode off has path sets")
+	}
+}
+
+// A protected path that a command replaced (another file or directory in
+// its place, whatever the kernel let it do) is moved aside after the
+// command, and the note says so; one that is unchanged stays.
+func TestSweepMovesReplacementsAside(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	tree := filepath.Join(home, "proj")
+	writeTree(t, tree, map[string]string{".envrc": "ok\n", ".git/config": "[core]\n", ".git/hooks/x": "ok\n", ".vscode/settings.json": "{}"})
+	p, err := Build(Inputs{Cwd: tree, Home: home, Tmp: filepath.Join(home, "tmp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := p.snapshot()
+	// As `mv .git .git-old && cp -a .git-old .git` would leave it.
+	git := filepath.Join(tree, ".git")
+	if err := os.Rename(git, git+"-old"); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, tree, map[string]string{".git/config": "[core]\n\tfsmonitor = evil\n", ".git/hooks/post-checkout": "evil\n", ".envrc.new": "evil\n"})
+	if err := os.Rename(filepath.Join(tree, ".envrc.new"), filepath.Join(tree, ".envrc")); err != nil {
+		t.Fatal(err)
+	}
+	note := p.sweep(before)
+	for _, path := range []string{".git/config", ".git/hooks", ".envrc"} {
+		if _, err := os.Lstat(filepath.Join(tree, path)); err == nil {
+			t.Errorf("the replaced %s is still in place", path)
+		}
+		if !strings.Contains(note, filepath.Join(tree, path)+".refused-by-pi") {
+			t.Errorf("the note does not name %s: %s", path, note)
+		}
+	}
+	if !strings.Contains(note, "refused replacing") {
+		t.Errorf("note: %s", note)
+	}
+	if _, err := os.Lstat(filepath.Join(tree, ".vscode", "settings.json")); err != nil {
+		t.Errorf("an unchanged protected path was moved: %v", err)
+	}
+	if again := p.sweep(p.snapshot()); again != "" {
+		t.Errorf("a second sweep with nothing changed: %s", again)
 	}
 }

@@ -68,6 +68,11 @@ func (p *Policy) AnnotateBash(tools []tool.Tool) []tool.Tool {
 		}
 		run := out[i].Run
 		out[i].Run = func(ctx context.Context, call tool.Call, update tool.Update) (tool.Result, error) {
+			var before protectedFiles
+			sweep := p.Confined() && p.Mode == ModeWorkspace
+			if sweep {
+				before = p.snapshot()
+			}
 			mark := 0
 			if p.proxy != nil {
 				mark = p.proxy.mark()
@@ -95,8 +100,10 @@ func (p *Policy) AnnotateBash(tools []tool.Tool) []tool.Tool {
 				// without -f exits 0 on a 403): the result still says.
 				res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: p.netAllowNote(res.Text(), refused)})
 			}
-			if err == nil && p.Confined() && len(p.missing()) > 0 {
-				if note := p.sweepCreated(); note != "" {
+			if sweep {
+				// Also after a call that failed to finish: what it left
+				// behind must not take effect later either.
+				if note := p.sweep(before); note != "" && err == nil {
 					res.IsError = true
 					res.Content = append(append([]tool.Part(nil), res.Content...), tool.Part{Type: "text", Text: note})
 				}

@@ -10,8 +10,10 @@ import (
 
 // The protected paths and the read deny list are enforced for commands in
 // a mount namespace of their own, which pi starts the helper in (see
-// package sandbox, mountns_linux.go): the helper bind-mounts each
-// protected path over itself read-only and covers each denied path (an
+// package sandbox, mountns_linux.go): the helper binds each directory
+// between a writable root and a protected path over itself (so none can be
+// renamed away: see pinned), bind-mounts each protected path over itself
+// read-only and covers each denied path (an
 // empty read-only tmpfs over a directory, /dev/null over a file), then
 // confines itself with Landlock, which also forbids the command to
 // unmount any of it. See RATIONALE.md.
@@ -53,6 +55,12 @@ func applyMounts(s Spec) error {
 	if err := readOnlyOutside(s.Write); err != nil {
 		return err
 	}
+	// Before the read-only mounts, which each pin then carries along.
+	for _, d := range pinned(s.Write, s.ReadOnly) {
+		if err := pin(d); err != nil {
+			return err
+		}
+	}
 	for _, p := range s.ReadOnly {
 		if err := bindReadOnly(p, p); err != nil {
 			return err
@@ -71,6 +79,24 @@ func applyMounts(s Spec) error {
 		if err != nil {
 			return fmt.Errorf("hide %s: %w", p, err)
 		}
+	}
+	return nil
+}
+
+// pin binds the directory d over itself, writable as it was, so that the
+// command cannot rename or remove it (see [pinned]). A missing path, or one
+// that is not a directory (a symbolic link is never followed here), is
+// left alone: the protected paths below it are then missing too.
+func pin(d string) error {
+	fi, err := os.Lstat(d)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil // gone in between
+		}
+		return fmt.Errorf("pin %s: %w", d, err)
 	}
 	return nil
 }
