@@ -88,7 +88,10 @@ func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 // of --sandbox require, and returns false.
 func requireEnforced(t *testing.T, w world) bool {
 	t.Helper()
-	p := w.policy(t, sandbox.Flags{Network: "off"})
+	if _, err := sandbox.Build(sandbox.Inputs{Flags: sandbox.Flags{Network: "off"}, Cwd: w.tree, Home: w.home, Tmp: w.tmp}); err != nil && !errors.Is(err, sandbox.ErrNotEnforced) {
+		t.Fatal(err)
+	}
+	p := w.policy(t, sandbox.Flags{})
 	if p.Enforced() {
 		return true
 	}

@@ -226,6 +226,14 @@ func build(in Inputs, enf Enforcement) (*Policy, error) {
 	if p.Require && !p.Enforced() {
 		return nil, fmt.Errorf("%w: %s (asked for with --sandbox require or sandbox.require in settings)", ErrNotEnforced, enf.Reason)
 	}
+	if p.Mode != ModeOff && !p.Network && p.NetAllow == nil && !p.Confined() {
+		// The network off is a choice (it is on by default) that only the
+		// kernel can hold commands to: running them unconfined, with the
+		// network, after a notice, would do the opposite of what was asked
+		// (as the allow-list, it fails closed). --sandbox off is the way
+		// to run commands without the sandbox.
+		return nil, fmt.Errorf("%w: %s, so commands would run with the network although it is off (--sandbox-network off or \"network\": false under \"sandbox\" in settings); turn the network on, or run with --sandbox off to run commands without the sandbox", ErrNotEnforced, p.enforcement.Reason)
+	}
 	return p, nil
 }
 

@@ -30,6 +30,9 @@ func TestBuildPrecedence(t *testing.T) {
 		network  bool
 		require  bool
 		err      string
+		// notEnforced: err wraps ErrNotEnforced (pi exits as for
+		// --sandbox require).
+		notEnforced bool
 	}{
 		{name: "defaults", enf: full, mode: ModeWorkspace, network: true},
 		{name: "settings mode", settings: Settings{Mode: "read-only"}, enf: full, mode: ModeReadOnly, network: true},
@@ -43,6 +46,11 @@ func TestBuildPrecedence(t *testing.T) {
 		{name: "settings require without landlock", settings: Settings{Require: true}, enf: noLL, err: "no landlock here"},
 		{name: "require network off without seccomp", flags: Flags{Mode: "require", Network: "off"}, enf: noSecco, err: "no seccomp here"},
 		{name: "require network on without seccomp", flags: Flags{Mode: "require"}, enf: noSecco, err: "no seccomp here"},
+		{name: "network off without seccomp fails closed", flags: Flags{Network: "off"}, enf: noSecco, err: "no seccomp here", notEnforced: true},
+		{name: "network off in settings without landlock fails closed", settings: Settings{Network: boolp(false)}, enf: noLL, err: "network", notEnforced: true},
+		{name: "read-only network off without seccomp fails closed", flags: Flags{Mode: "read-only", Network: "off"}, enf: noSecco, err: "--sandbox off", notEnforced: true},
+		{name: "network on without seccomp runs with a notice", enf: noSecco, mode: ModeWorkspace, network: true},
+		{name: "sandbox off with network off needs nothing", flags: Flags{Mode: "off", Network: "off"}, enf: noSecco, mode: ModeOff, network: true},
 		{name: "off needs nothing", flags: Flags{Mode: "off"}, settings: Settings{Require: true}, enf: noLL, mode: ModeOff, network: true},
 		{name: "bad flag mode", flags: Flags{Mode: "sometimes"}, enf: full, err: "--sandbox"},
 		{name: "bad network flag", flags: Flags{Network: "maybe"}, enf: full, err: "--sandbox-network"},
@@ -57,7 +65,7 @@ func TestBuildPrecedence(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
 				}
-				if strings.Contains(tt.name, "require") && !errors.Is(err, ErrNotEnforced) {
+				if (tt.notEnforced || strings.Contains(tt.name, "require")) && !errors.Is(err, ErrNotEnforced) {
 					t.Errorf("err %v does not wrap ErrNotEnforced", err)
 				}
 				return
@@ -85,7 +93,14 @@ func TestNotice(t *testing.T) {
 	if p.Confined() {
 		t.Error("confined without Landlock")
 	}
+	// The network off cannot be held without seccomp: refused (see
+	// TestBuildPrecedence); with it on, commands run unconfined after the
+	// notice.
 	in.Flags.Network = "off"
+	if _, err := build(in, noSecco); !errors.Is(err, ErrNotEnforced) {
+		t.Errorf("network off without seccomp: err = %v", err)
+	}
+	in.Flags.Network = ""
 	p, _ = build(in, noSecco)
 	if n := p.Notice(); !strings.Contains(n, "no seccomp here") || !strings.Contains(n, "unconfined") {
 		t.Errorf("notice = %q", n)
