@@ -78,3 +78,61 @@ func TestDenyRuleHoldsForEverySpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyRuleHoldsForGitCoreSpellings is issue 32's attack: git runs
+// `git push` as the program git-push in its git-core directory, and that
+// program can be run directly, under every wrapper the parser knows. A
+// stand-in git-core/git-push (also on PATH) leaves a mark if it ever runs;
+// none may, and each call is refused by the rule for git push.
+func TestDenyRuleHoldsForGitCoreSpellings(t *testing.T) {
+	c := newCLI(t)
+	core := filepath.Join(c.home, "git-core")
+	mark := filepath.Join(c.home, "pushed")
+	writeFiles(t, core, map[string]string{"git-push": "#!/bin/sh\necho \"$*\" >> " + mark + "\nexit 0\n"})
+	if err := os.Chmod(filepath.Join(core, "git-push"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", core+string(os.PathListSeparator)+os.Getenv("PATH"))
+	push := filepath.Join(core, "git-push")
+	spellings := []string{
+		push + " origin main",
+		`git-push`,
+		`\git-push --force`,
+		`"` + push + `" origin`,
+		`env ` + push,
+		`env GIT_DIR=.git git-push`,
+		`GIT_TRACE=1 ` + push,
+		`command ` + push,
+		`exec git-push`,
+		`nice -n 5 git-push`,
+		`timeout 30 ` + push + ` --force`,
+		`echo origin | xargs git-push`,
+		`sh -c 'git-push origin'`,
+		`cd ` + c.home + ` && ./git-core/git-push`,
+	}
+	var calls []scripted.Call
+	for i, s := range spellings {
+		args, _ := json.Marshal(map[string]any{"command": s})
+		calls = append(calls, scripted.Call{ID: fmt.Sprintf("c%d", i), Name: "bash", Args: args})
+	}
+	scriptedModel(t, c, "openai-completions", []scripted.Reply{{Calls: calls}, {Text: "done"}})
+	writeFiles(t, c.agentDir, map[string]string{"settings.json": `{"permissions":{"deny":["bash(git push:*)"]}}`})
+	proj := filepath.Join(c.home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := c.run("-p", "--cwd", proj, "push it")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d stdout %q\nstderr: %s", code, out, errs)
+	}
+	if b, err := os.ReadFile(mark); err == nil {
+		t.Errorf("git-push ran despite the deny rule:\n%s", b)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	for i, s := range spellings {
+		r := resultOf(t, msgs, fmt.Sprintf("c%d", i))
+		if text := r.Content.Text(); !r.Failed() || !strings.Contains(text, "bash(git push:*)") {
+			t.Errorf("%q: result %q, want a refusal naming the rule", s, text)
+		}
+	}
+}

@@ -114,3 +114,48 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestDenyGitExecSpellings: the spellings of issue 32's attack on
+// `deny bash(git push:*)`, each an exec form the parser knows around git's
+// own sub-command program (git-core/git-push is git push) or git itself.
+// Before, /usr/lib/git-core/git-push ran as a program the rule did not
+// name.
+func TestDenyGitExecSpellings(t *testing.T) {
+	c := NewChecker(mustRules(t, []string{"bash(git status)", "bash(git-status)"}, nil, []string{"bash(git push:*)", "bash(git push --force:*)"}))
+	for _, s := range []string{
+		`/usr/lib/git-core/git-push origin main`,
+		`/usr/libexec/git-core/git-push`,
+		`git-push`,
+		`\git-push`,
+		`"/usr/lib/git-core/git-push" origin`,
+		`'git-push' --force`,
+		`env /usr/lib/git-core/git-push`,
+		`env GIT_DIR=.git git-push`,
+		`GIT_TRACE=1 /usr/lib/git-core/git-push`,
+		`command /usr/lib/git-core/git-push`,
+		`exec /usr/lib/git-core/git-push`,
+		`nice -n 5 git-push`,
+		`timeout 30 /usr/lib/git-core/git-push --force`,
+		`sudo /usr/lib/git-core/git-push`,
+		`echo origin | xargs git-push`,
+		`sh -c '/usr/lib/git-core/git-push'`,
+		`\git push`,
+		`"/usr/bin/git" push`,
+		`./git-core/git-push`,
+		`/usr/lib/git-core/git push`,
+	} {
+		if d := c.Check(Request{Tool: "bash", Command: s}); d.Outcome != Deny {
+			t.Errorf("%q: %s (%s), want deny", s, d.Outcome, d.Reason)
+		}
+	}
+	for s, want := range map[string]Outcome{
+		`git-pushx`:                           Allow, // not git push
+		`/usr/lib/git-core/git-status`:        Allow, // no deny rule; allowed by the rule naming it
+		`/usr/lib/git-core/git-upload-pack .`: Allow,
+		`git-status`:                          Allow,
+	} {
+		if d := c.Check(Request{Tool: "bash", Command: s}); d.Outcome != want {
+			t.Errorf("%q: %s (%s), want %s", s, d.Outcome, d.Reason, want)
+		}
+	}
+}

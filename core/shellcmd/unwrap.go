@@ -152,7 +152,7 @@ func unwrap(f Form) []Form {
 }
 
 // normal returns the normal forms of f: its program's base name when it
-// is named by a path, and git resolved.
+// is named by a path, git-NAME as git NAME, and git resolved.
 func normal(f Form) []Form {
 	if f.Dynamic() {
 		return nil
@@ -164,6 +164,17 @@ func normal(f Form) []Form {
 		n.CheckOnly = true
 		out = append(out, n)
 		f = n
+	}
+	if sub, ok := strings.CutPrefix(f.Words[0], "git-"); ok && sub != "" {
+		// git runs its subcommand NAME as the program git-NAME (in
+		// git-core, or on PATH for external ones such as git-lfs), and
+		// that program can be run directly: /usr/lib/git-core/git-push
+		// is git push, without git's global options.
+		n := f
+		n.Words = append([]string{"git", sub}, f.Words[1:]...)
+		n.Lit = append([]bool{true, f.Lit[0]}, f.Lit[1:]...)
+		n.CheckOnly = true
+		out = append(out, n)
 	}
 	return append(out, gitForms(f)...)
 }
