@@ -196,9 +196,9 @@ func (m *Model) runBash(command string, add bool) tea.Cmd {
 	}
 	m.nextBash++
 	id := m.nextBash
-	m.bash = &liveTool{id: fmt.Sprint(id), t: render.Tool{Name: "$", Args: []byte(fmt.Sprintf(`{"command":%q}`, command))}}
+	m.bash = &liveTool{id: fmt.Sprint(id), t: render.Tool{Name: "$", Args: []byte(fmt.Sprintf(`{"command":%q}`, command))}, started: time.Now()}
 	rt, send := m.rt, m.send
-	return func() tea.Msg {
+	return tea.Batch(m.clock(), func() tea.Msg {
 		started := time.Now()
 		res, err := rt.Bash(rt.Context(), command, add, func(out string) {
 			if send != nil {
@@ -206,7 +206,7 @@ func (m *Model) runBash(command string, add bool) tea.Cmd {
 			}
 		})
 		return bashMsg{id: id, done: true, res: res, err: err, took: time.Since(started)}
-	}
+	})
 }
 
 func (m *Model) bashUpdate(b bashMsg) tea.Cmd {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	goruntime "runtime"
@@ -68,6 +69,30 @@ type liveTool struct {
 	t  render.Tool
 	// pics are the result's images.
 	pics []picture
+	// started is when the call began to run (its elapsed time shows).
+	started time.Time
+}
+
+// view draws the running call with the time it has run.
+func (t *liveTool) view(expanded bool, width int, st render.Styles) string {
+	tt := t.t
+	if d := time.Since(t.started); !t.started.IsZero() && d >= time.Second {
+		tt.Elapsed = d
+	}
+	return render.ToolCall(tt, expanded, width, st)
+}
+
+// clockMsg redraws running calls' elapsed time.
+type clockMsg struct{}
+
+// clock keeps the elapsed time of running calls moving: one tick a
+// second while any runs.
+func (m *Model) clock() tea.Cmd {
+	if m.clocking || (len(m.tools) == 0 && m.bash == nil) {
+		return nil
+	}
+	m.clocking = true
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockMsg{} })
 }
 
 // Model is the session's Bubble Tea model.
@@ -88,8 +113,14 @@ type Model struct {
 	// extTitle: the window title an extension set (pi_ui_title).
 	extTitle string
 
-	blocks   []*block
-	printed  int         // blocks already in the scrollback (inline mode)
+	blocks  []*block
+	printed int // blocks already in the scrollback (inline mode)
+	// shown are the blocks inline mode printed, their renderings let go:
+	// ctrl+o prints the transcript again from them, expanded or not.
+	shown []*block
+	// calls are the arguments of the tool calls of the messages drawn,
+	// by call id, until their results are drawn (a resumed session).
+	calls    map[string]json.RawMessage
 	warm     *warmNotice // the last cache refresh's line (cachenotices.go)
 	expanded bool
 	scroll   int // full-screen: lines scrolled up from the bottom
@@ -111,6 +142,8 @@ type Model struct {
 	thinking      string
 	tools         []*liveTool
 	bash          *liveTool // a !command running
+	// clocking: a clockMsg is on its way.
+	clocking bool
 
 	editor  textarea.Model
 	history []string
@@ -326,6 +359,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case redrawMsg:
 		return m, nil
+	case clockMsg:
+		m.clocking = false
+		return m, m.clock()
 	case streamTickMsg:
 		m.tickPending = false
 		m.refreshStream(true)
@@ -435,8 +471,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case m.is(k, "app.message.dequeue"):
 		return m.dequeue()
 	case m.is(k, "app.tools.expand"):
-		m.expanded = !m.expanded
-		return nil
+		return m.toggleExpanded()
 	case m.is(k, "app.thinking.toggle"):
 		return m.toggleThinking()
 	case m.is(k, "app.thinking.cycle") && len(m.menu) == 0:
@@ -667,7 +702,8 @@ func (m *Model) events(evs []agent.Event) tea.Cmd {
 		case agent.EntryAppended:
 			m.cacheWarned(e)
 		case agent.ToolExecutionStart:
-			m.tools = append(m.tools, &liveTool{id: e.ToolCallID, t: render.Tool{Name: e.ToolName, Args: e.Args, Link: m.fileLink(e.ToolName, e.Args)}})
+			m.tools = append(m.tools, &liveTool{id: e.ToolCallID, t: render.Tool{Name: e.ToolName, Args: e.Args, Link: m.fileLink(e.ToolName, e.Args)}, started: time.Now()})
+			cmds = append(cmds, m.clock())
 		case agent.ToolExecutionUpdate:
 			if t := m.tool(e.ToolCallID); t != nil && e.Result != nil {
 				t.t.Output = e.Result.Text()
@@ -763,6 +799,14 @@ func (m *Model) addMessage(msg prompt.Message) {
 		m.addBlock(m.withPictures(func(w int, _ bool) string { return render.UserLine(text, w, m.st) }, messagePictures(msg.Content)))
 	case "assistant":
 		mm := msg
+		for _, b := range msg.Content.Blocks {
+			if b.Type == "toolCall" && b.ID != "" {
+				if m.calls == nil {
+					m.calls = map[string]json.RawMessage{}
+				}
+				m.calls[b.ID] = b.Arguments
+			}
+		}
 		if hasVisible(mm) {
 			m.addBlock(func(w int, _ bool) string {
 				if w == m.md.Width() {
@@ -773,8 +817,10 @@ func (m *Model) addMessage(msg prompt.Message) {
 		}
 	case prompt.RoleToolResult:
 		// Drawn from the tool events; a resumed session draws it here.
+		defer delete(m.calls, msg.ToolCallID)
 		if m.streaming == nil && len(m.tools) == 0 && !m.working {
-			t := render.Tool{Name: msg.ToolName, Output: msg.Content.Text(), Details: msg.Details, Done: true, IsError: msg.Failed(), DurationMs: render.Unknown}
+			args := m.calls[msg.ToolCallID]
+			t := render.Tool{Name: msg.ToolName, Args: args, Link: m.fileLink(msg.ToolName, args), Output: msg.Content.Text(), Details: msg.Details, Done: true, IsError: msg.Failed(), DurationMs: render.Unknown}
 			m.addBlock(m.withPictures(func(w int, x bool) string { return render.ToolCall(t, x, w, m.st) }, messagePictures(msg.Content)))
 		}
 	}
@@ -785,7 +831,16 @@ func (m *Model) addNotice(text string) {
 }
 
 func (m *Model) addBlock(draw func(width int, expanded bool) string) {
-	m.blocks = append(m.blocks, &block{draw: m.padBlock(func(w int, x bool) string { return m.forTerminal(draw(w, x)) })})
+	m.blocks = append(m.blocks, &block{draw: m.padBlock(func(w int, x bool) string { return m.trim(m.forTerminal(draw(w, x))) })})
+}
+
+// trim drops the blanks at the ends of a drawing's lines, unless the
+// theme draws panels, whose background fills the width.
+func (m *Model) trim(s string) string {
+	if m.st.Panels() {
+		return s
+	}
+	return render.TrimLines(s)
 }
 
 // flush prints blocks not yet in the scrollback (inline mode).
@@ -797,10 +852,42 @@ func (m *Model) flush() tea.Cmd {
 	for _, b := range m.blocks[m.printed:] {
 		parts = append(parts, b.view(m.width, m.expanded)+"\n")
 	}
-	// Printed blocks live in the terminal's scrollback now: keeping them
-	// would only grow the heap of a long session.
+	// Printed blocks live in the terminal's scrollback now: only how to
+	// draw them again is kept (for ctrl+o), not their renderings, which
+	// would grow the heap of a long session.
+	for _, b := range m.blocks {
+		b.cache = ""
+	}
+	m.shown = append(m.shown, m.blocks...)
 	m.blocks, m.printed = nil, 0
 	return tea.Println(m.downsample(strings.Join(parts, "\n")))
+}
+
+// clearAll erases the screen and the scrollback and puts the cursor home.
+const clearAll = "\x1b[2J\x1b[3J\x1b[H"
+
+// toggleExpanded expands or collapses every tool call's output (ctrl+o).
+// Full-screen mode redraws by itself. Inline mode prints the transcript
+// again, as the established harness does: its screen and scrollback are
+// cleared first, so each line stays once where the terminal honours the
+// scrollback's erase (xterm's, tmux's); where it does not, the earlier
+// copy stays above.
+func (m *Model) toggleExpanded() tea.Cmd {
+	m.expanded = !m.expanded
+	state := "collapsed"
+	if m.expanded {
+		state = "expanded"
+	}
+	m.notice = fmt.Sprintf("tool output %s (%s toggles)", state, m.keyNames("app.tools.expand"))
+	if m.host.FullScreen || len(m.shown) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, b := range m.shown {
+		parts = append(parts, b.view(m.width, m.expanded)+"\n")
+		b.cache = ""
+	}
+	return tea.Sequence(tea.Println(clearAll+m.downsample(strings.Join(parts, "\n"))), tea.ClearScreen)
 }
 
 // View draws the live part: in inline mode what is not yet in the
@@ -817,10 +904,10 @@ func (m *Model) View() tea.View {
 		live = append(live, m.live(m.streamView))
 	}
 	for _, t := range m.tools {
-		live = append(live, render.ToolCall(t.t, m.expanded, m.width, m.st))
+		live = append(live, m.trim(t.view(m.expanded, m.width, m.st)))
 	}
 	if m.bash != nil {
-		live = append(live, render.ToolCall(m.bash.t, m.expanded, m.width, m.st))
+		live = append(live, m.trim(m.bash.view(m.expanded, m.width, m.st)))
 	}
 	bottom := m.bottom()
 	var content string

@@ -192,16 +192,16 @@ func TestToolCallsDrawnAsTheyRunAndExpand(t *testing.T) {
 	out := strings.Repeat("ok line\n", 12)
 	m.Update(eventsMsg{{Type: agent.ToolExecutionUpdate, ToolCallID: "b", Result: &tool.Result{Content: []tool.Part{{Type: "text", Text: out + "last line"}}}}})
 	v := plainView(m)
-	if !strings.Contains(v, "● bash make test") || !strings.Contains(v, "last line") || !strings.Contains(v, "earlier line(s)") {
+	if !strings.Contains(v, "● bash make test") || !strings.Contains(v, "last line") || !strings.Contains(v, "earlier lines") {
 		t.Errorf("running bash is not a live tail:\n%s", v)
 	}
 	m.Update(eventsMsg{{Type: agent.ToolExecutionEnd, ToolCallID: "b", ToolName: "bash", DurationMs: 5, Result: &tool.Result{Content: []tool.Part{{Type: "text", Text: out + "last line"}}}}})
 	v = plainView(m)
-	if !strings.Contains(v, "✓ bash make test") || strings.Contains(v, "last line") || !strings.Contains(v, "ctrl+o expands") {
-		t.Errorf("finished bash is not collapsed to its head:\n%s", v)
+	if !strings.Contains(v, "✓ bash make test") || !strings.Contains(v, "last line") || !strings.Contains(v, "5 earlier lines, ctrl+o to expand") {
+		t.Errorf("finished bash is not collapsed to its tail:\n%s", v)
 	}
 	press(m, "ctrl+o")
-	if v := plainView(m); !strings.Contains(v, "last line") {
+	if v := plainView(m); !strings.Contains(v, "last line") || strings.Contains(v, "earlier lines") || strings.Count(v, "ok line") != 12 {
 		t.Errorf("ctrl+o does not expand:\n%s", v)
 	}
 }

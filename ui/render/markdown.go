@@ -105,7 +105,7 @@ func (m *Markdown) options(wrap int, adjust func(*ansi.StyleConfig)) []glamour.T
 func trimBlank(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		lines[i] = trimRight(l)
 	}
 	for len(lines) > 0 && strings.TrimSpace(stripANSI(lines[0])) == "" {
 		lines = lines[1:]

@@ -79,3 +79,9 @@ func hasBackground(s lipgloss.Style) bool {
 	_, none := s.GetBackground().(lipgloss.NoColor)
 	return !none && s.GetBackground() != nil
 }
+
+// Panels reports whether messages and tool calls are drawn on a
+// background filling the width.
+func (s Styles) Panels() bool {
+	return hasBackground(s.UserBg) || hasBackground(s.ToolPending) || hasBackground(s.ToolSuccess) || hasBackground(s.ToolError)
+}

@@ -75,3 +75,52 @@ func panel(text string, width int, bg lipgloss.Style) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TrimLines drops the blanks at the end of every line of a drawing, colour
+// codes or not: a line padded to the window's width wraps in two when the
+// window narrows, and copied text would carry the spaces.
+func TrimLines(s string) string { return trimLines(s) }
+
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = trimRight(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// trimRight drops a line's trailing spaces; the colour and link codes
+// among them stay, so what they open or close still is.
+func trimRight(l string) string {
+	if !strings.Contains(l, "\x1b") {
+		return strings.TrimRight(l, " ")
+	}
+	type piece struct {
+		s     string
+		blank bool // a space, dropped when nothing visible follows
+	}
+	var pieces []piece
+	last := -1 // the last visible piece that is not a space
+	var state byte
+	for rest := l; rest != ""; {
+		seq, width, n, st := ansi.DecodeSequence(rest, state, nil)
+		if n <= 0 {
+			n, seq = len(rest), rest
+		}
+		state = st
+		blank := width > 0 && seq == " "
+		if width > 0 && !blank {
+			last = len(pieces)
+		}
+		pieces = append(pieces, piece{seq, blank})
+		rest = rest[n:]
+	}
+	var b strings.Builder
+	for i, p := range pieces {
+		if i > last && p.blank {
+			continue
+		}
+		b.WriteString(p.s)
+	}
+	return b.String()
+}

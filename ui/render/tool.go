@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/piwasm/pi/core/termtext"
 	"github.com/piwasm/pi/ui/termcaps"
@@ -27,7 +28,13 @@ type Tool struct {
 	// DurationMs is NotRun when the call did not run, Unknown when the
 	// time was not measured (a resumed session).
 	DurationMs int64
+	// Elapsed is how long a running call has run so far (0: not shown).
+	Elapsed time.Duration
 }
+
+// ExpandKey names the key that expands tool output in the hints drawn
+// under collapsed output.
+const ExpandKey = "ctrl+o"
 
 // Durations that are not times.
 const (
@@ -35,17 +42,18 @@ const (
 	Unknown = -2
 )
 
-// Lines shown of a collapsed result: the tail of a running command, the
-// head of a finished result.
-const (
-	collapsedTail = 5
-	collapsedHead = 8
-)
+// Lines shown of a collapsed result (ctrl+o shows all of it).
+const collapsedLines = 8
+
+// tailFirst reports whether a tool's collapsed output shows its end: a
+// command's last lines hold its error and its exit status, where a file's
+// first lines are what it is.
+func tailFirst(name string) bool { return name == "bash" || name == "$" }
 
 // ToolCall draws a call: a header with the tool and its main argument, then
-// its output. Collapsed, a running bash shows its last lines (a live tail)
-// and a finished call its first lines; an edit always shows its diff.
-// Expanded shows everything.
+// its output. Collapsed, a command (running or done) shows its last lines
+// and any other tool its first lines, with a line saying how many are
+// hidden; an edit shows its diff. Expanded shows everything.
 func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 	mark := st.Accent.Render("●")
 	switch {
@@ -58,34 +66,40 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 	if t.Link != "" {
 		summary = termcaps.Hyperlink(summary, t.Link)
 	}
-	head := mark + " " + st.Title.Render(t.Name) + " " + summary
+	head := mark + " " + st.Title.Render(t.Name)
+	if summary != "" {
+		head += " " + summary
+	}
 	switch {
 	case t.Done && t.DurationMs >= 0:
 		head += st.Dim.Render(fmt.Sprintf(" (%s)", duration(t.DurationMs)))
 	case t.Done && t.DurationMs == NotRun:
 		head += st.Dim.Render(" (not run)")
+	case !t.Done && t.Elapsed > 0:
+		head += st.Dim.Render(fmt.Sprintf(" (running %s)", elapsed(t.Elapsed)))
 	}
 	body := ""
 	more := 0
+	tail := false
 	diff := detailDiff(t.Details)
 	switch {
 	case diff != "" && !t.IsError:
 		body = Diff(diff, width-4, st)
 		if !expanded {
-			body, more = firstLines(body, 3*collapsedHead)
+			body, more = firstLines(body, 3*collapsedLines)
 		}
 	default:
 		text := strings.TrimRight(expandTabs(termtext.EscapeLines(t.Output)), "\n")
 		if !expanded {
-			if t.Done {
-				text, more = firstLines(text, collapsedHead)
+			if tail = tailFirst(t.Name) || !t.Done; tail {
+				text, more = lastLines(text, collapsedLines)
 			} else {
-				text, more = lastLines(text, collapsedTail)
+				text, more = firstLines(text, collapsedLines)
 			}
 		}
 		lines := strings.Split(text, "\n")
 		for i, l := range lines {
-			lines[i] = truncate(l, width-4)
+			lines[i] = strings.TrimRight(truncate(l, width-4), " ")
 		}
 		body = strings.Join(lines, "\n")
 		if t.IsError {
@@ -96,12 +110,20 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 	}
 	out := head
 	if strings.TrimSpace(stripANSI(body)) != "" {
-		if more > 0 && !t.Done {
-			out += "\n" + indent(st.Dim.Render(fmt.Sprintf("… %d earlier line(s)", more)), "  │ ")
+		hidden := ""
+		if more > 0 {
+			word := "more"
+			if tail {
+				word = "earlier"
+			}
+			hidden = indent(st.Dim.Render(fmt.Sprintf("… %d %s %s, %s to expand", more, word, plural(more, "line"), ExpandKey)), "  │ ")
 		}
-		out += "\n" + indent(body, "  │ ")
-		if more > 0 && t.Done {
-			out += "\n" + indent(st.Dim.Render(fmt.Sprintf("… %d more line(s) (ctrl+o expands)", more)), "  │ ")
+		if tail && hidden != "" {
+			out += "\n" + hidden
+		}
+		out += "\n" + trimLines(indent(body, "  │ "))
+		if !tail && hidden != "" {
+			out += "\n" + hidden
 		}
 	}
 	bg := st.ToolPending
@@ -112,6 +134,22 @@ func ToolCall(t Tool, expanded bool, width int, st Styles) string {
 		bg = st.ToolSuccess
 	}
 	return panel(out, width, bg)
+}
+
+// elapsed is a running call's time so far, in whole seconds.
+func elapsed(d time.Duration) string {
+	s := int(d / time.Second)
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func duration(ms int64) string {
