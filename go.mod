@@ -65,6 +65,8 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 
+require github.com/evanw/esbuild v0.28.2
+
 // wazero with a compilation-cache hit that skips decoding and validating
 // function bodies and maps the cached native code from its file (see
 // third_party/wazero/PI-PATCH.md).

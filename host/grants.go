@@ -29,6 +29,10 @@ type Grant struct {
 	Env     []string `json:"env,omitempty"`
 	Clock   bool     `json:"clock,omitempty"`
 	Random  bool     `json:"random,omitempty"`
+	// Exec lets a TypeScript extension run commands (child_process,
+	// pi.exec) through pi's sandboxed bash; WebAssembly extensions
+	// cannot ask for it.
+	Exec bool `json:"exec,omitempty"`
 }
 
 // GrantAll returns a grant of everything m requests, pinned to sha.

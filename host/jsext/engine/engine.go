@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -366,51 +367,24 @@ func (vm *VM) drain(ctx context.Context) error {
 	}
 }
 
-// Idle is asked, while a call's promise is pending and no job is, whether
-// anything can still settle it: it returns how long to wait for the next
-// timer (ok) or that nothing is scheduled (!ok).
-type Idle func(ctx context.Context) (wait time.Duration, ok bool, err error)
-
 // Call calls the global function name with arg and returns its result as a
-// string; a promise is awaited by running the job queue (and idle, for
-// timers) until it settles.
-func (vm *VM) Call(ctx context.Context, name string, arg []byte, budget time.Duration, idle Idle) (string, error) {
+// string; a promise is awaited by running the job queue until it settles.
+// When only timers are left, the global function idle (when not empty) is
+// called: it runs the timers that are due and returns, as a string, the
+// milliseconds until the next one, or -1 when none is set. Waiting for a
+// timer does not count against the budget, but all waits of one call
+// together are bounded by MaxWait.
+func (vm *VM) Call(ctx context.Context, name string, arg []byte, budget time.Duration, idle string) (string, error) {
 	if vm.dead != nil {
 		return "", vm.dead
 	}
 	ctx, done := vm.begin(ctx, budget)
 	defer done()
-	g, err := vm.call(ctx, "qjs_get_global")
+	r, err := vm.callGlobal(ctx, name, arg, true)
 	if err != nil {
-		return "", vm.fault(err)
-	}
-	defer vm.call(ctx, "qjs_free_value", g)
-	cn, err := vm.cstring(ctx, name)
-	if err != nil {
-		return "", vm.fault(err)
-	}
-	f, err := vm.call(ctx, "qjs_get_prop_string", g, uint64(cn))
-	vm.call(ctx, "wasm_free", uint64(cn))
-	if err != nil {
-		return "", vm.fault(err)
-	}
-	defer vm.call(ctx, "qjs_free_value", f)
-	a, err := vm.newString(ctx, arg)
-	if err != nil {
-		return "", vm.fault(err)
-	}
-	defer vm.call(ctx, "qjs_free_value", a)
-	if !vm.mem.WriteUint32Le(vm.scr+4, uint32(a)) {
-		return "", vm.fault(errors.New("scratch memory lost"))
-	}
-	r, err := vm.call(ctx, "qjs_call", f, uint64(vm.undef), 1, uint64(vm.scr+4))
-	if err != nil {
-		return "", vm.fault(err)
+		return "", err
 	}
 	defer vm.call(ctx, "qjs_free_value", r)
-	if x, _ := vm.call(ctx, "qjs_is_exception", r); x != 0 {
-		return "", vm.exception(ctx)
-	}
 	if p, _ := vm.call(ctx, "qjs_is_promise", r); p == 0 {
 		if err := vm.drain(ctx); err != nil {
 			return "", err
@@ -418,6 +392,7 @@ func (vm *VM) Call(ctx context.Context, name string, arg []byte, budget time.Dur
 		s, err := vm.str(ctx, r)
 		return s, vm.fault(err)
 	}
+	var waited time.Duration
 	for {
 		if err := vm.drain(ctx); err != nil {
 			return "", err
@@ -439,20 +414,75 @@ func (vm *VM) Call(ctx context.Context, name string, arg []byte, budget time.Dur
 			s, err := vm.str(ctx, v)
 			return s, vm.fault(err)
 		}
-		if idle == nil {
+		if idle == "" {
 			return "", ErrNeverSettles
 		}
-		wait, ok, err := idle(ctx)
+		iv, err := vm.callGlobal(ctx, idle, nil, false)
 		if err != nil {
 			return "", err
 		}
-		if !ok {
+		s, err := vm.str(ctx, iv)
+		vm.call(ctx, "qjs_free_value", iv)
+		if err != nil {
+			return "", vm.fault(err)
+		}
+		ms, perr := strconv.ParseFloat(s, 64)
+		if perr != nil || ms < 0 {
 			return "", ErrNeverSettles
 		}
+		wait := time.Duration(ms * float64(time.Millisecond))
+		if waited+wait > MaxWait {
+			return "", fmt.Errorf("the handler's promise waited on timers for more than %v", MaxWait)
+		}
+		waited += wait
 		if err := vm.sleep(ctx, wait); err != nil {
 			return "", err
 		}
 	}
+}
+
+// MaxWait bounds the time one call may spend waiting for its timers.
+const MaxWait = 30 * time.Second
+
+// callGlobal calls the global function name, with arg as its one argument
+// when withArg; the result is a box the caller frees.
+func (vm *VM) callGlobal(ctx context.Context, name string, arg []byte, withArg bool) (uint64, error) {
+	g, err := vm.call(ctx, "qjs_get_global")
+	if err != nil {
+		return 0, vm.fault(err)
+	}
+	defer vm.call(ctx, "qjs_free_value", g)
+	cn, err := vm.cstring(ctx, name)
+	if err != nil {
+		return 0, vm.fault(err)
+	}
+	f, err := vm.call(ctx, "qjs_get_prop_string", g, uint64(cn))
+	vm.call(ctx, "wasm_free", uint64(cn))
+	if err != nil {
+		return 0, vm.fault(err)
+	}
+	defer vm.call(ctx, "qjs_free_value", f)
+	argc := uint64(0)
+	if withArg {
+		a, err := vm.newString(ctx, arg)
+		if err != nil {
+			return 0, vm.fault(err)
+		}
+		defer vm.call(ctx, "qjs_free_value", a)
+		if !vm.mem.WriteUint32Le(vm.scr+4, uint32(a)) {
+			return 0, vm.fault(errors.New("scratch memory lost"))
+		}
+		argc = 1
+	}
+	r, err := vm.call(ctx, "qjs_call", f, uint64(vm.undef), argc, uint64(vm.scr+4))
+	if err != nil {
+		return 0, vm.fault(err)
+	}
+	if x, _ := vm.call(ctx, "qjs_is_exception", r); x != 0 {
+		vm.call(ctx, "qjs_free_value", r)
+		return 0, vm.exception(ctx)
+	}
+	return r, nil
 }
 
 // ErrNeverSettles is a promise that nothing left can settle.

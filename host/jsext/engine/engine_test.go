@@ -52,7 +52,7 @@ func TestCallAndHost(t *testing.T) {
 		{"later", "x", "late x"},
 		{"caught", "y", "caught refused: y"},
 	} {
-		got, err := vm.Call(ctx, c.fn, []byte(c.arg), time.Second, nil)
+		got, err := vm.Call(ctx, c.fn, []byte(c.arg), time.Second, "")
 		if err != nil || got != c.want {
 			t.Errorf("%s(%q) = %q, %v; want %q", c.fn, c.arg, got, err, c.want)
 		}
@@ -66,16 +66,16 @@ func TestLimits(t *testing.T) {
 		globalThis.throws = () => { throw new TypeError("bad thing") }`, "t.js", time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := vm.Call(ctx, "spin", nil, 100*time.Millisecond, nil); !errors.Is(err, ErrTimeout) {
+	if _, err := vm.Call(ctx, "spin", nil, 100*time.Millisecond, ""); !errors.Is(err, ErrTimeout) {
 		t.Errorf("spin: %v, want timeout", err)
 	}
-	if got, err := vm.Call(ctx, "ok", nil, time.Second, nil); err != nil || got != "ok" {
+	if got, err := vm.Call(ctx, "ok", nil, time.Second, ""); err != nil || got != "ok" {
 		t.Errorf("after a timeout: %q, %v", got, err)
 	}
-	if _, err := vm.Call(ctx, "grow", nil, 10*time.Second, nil); !errors.Is(err, ErrMemory) {
+	if _, err := vm.Call(ctx, "grow", nil, 10*time.Second, ""); !errors.Is(err, ErrMemory) {
 		t.Errorf("grow: %v, want out of memory", err)
 	}
-	if _, err := vm.Call(ctx, "throws", nil, time.Second, nil); err == nil || !strings.Contains(err.Error(), "TypeError: bad thing") {
+	if _, err := vm.Call(ctx, "throws", nil, time.Second, ""); err == nil || !strings.Contains(err.Error(), "TypeError: bad thing") {
 		t.Errorf("throws: %v", err)
 	}
 }
