@@ -240,7 +240,7 @@ type Extension struct {
 
 // callState is what host requests of the call in progress need.
 type callState struct {
-	update func(text string, details json.RawMessage)
+	update    func(text string, details json.RawMessage)
 	sends     []string // sendUserMessage texts during a command (non-nil there)
 	questions int
 }
