@@ -109,6 +109,10 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		return nil, err
 	}
 	closers = append(closers, func() { _ = policy.Close() }) // the allow-list proxy, if it started
+	if a.exitSweep != nil {
+		sweep := policy.SweepAtExit
+		a.exitSweep.Store(&sweep)
+	}
 	// Whether commands get mount namespaces takes a fork of pi to find
 	// out; outside the interactive session (whose screen owns the
 	// terminal once it starts) that notice waits for the first confined

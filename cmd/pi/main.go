@@ -54,6 +54,24 @@ type app struct {
 	// outTerminal reports whether stdout is a terminal: text from files,
 	// extensions and providers is then escaped for display (see display).
 	outTerminal bool
+	// exitSweep, set by main, receives the run's last sandbox sweep
+	// (Policy.SweepAtExit), which main calls once the processes commands
+	// left running are killed. Nil outside main (tests run the app in
+	// process and kill nothing).
+	exitSweep *atomic.Pointer[func() string]
+}
+
+// sweepAtExit runs the run's last sandbox sweep, if any, and tells the
+// user what it moved.
+func (a *app) sweepAtExit() {
+	if a == nil || a.exitSweep == nil {
+		return
+	}
+	if f := a.exitSweep.Load(); f != nil {
+		if n := (*f)(); n != "" {
+			fmt.Fprintf(a.stderr, "pi: %s\n", n)
+		}
+	}
 }
 
 func main() {
@@ -80,6 +98,14 @@ func main() {
 	if agentRun {
 		sandbox.AdoptOrphans()
 	}
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	a := &app{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, home: home, wd: wd, argv: os.Args[1:],
+		isTerminal: isTerminal(os.Stdin), outTerminal: isTerminal(os.Stdout),
+		exitSweep: new(atomic.Pointer[func() string]),
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigc := make(chan os.Signal, 1)
@@ -89,22 +115,16 @@ func main() {
 		s := <-sigc
 		received.Store(s)
 		cancel()
-		exitAfterInterrupt(s, agentRun)
+		exitAfterInterrupt(s, agentRun, a)
 	}()
 	resolveSystemNames()
-	home, _ := os.UserHomeDir()
-	wd, _ := os.Getwd()
-	a := &app{
-		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, home: home, wd: wd, argv: os.Args[1:],
-		isTerminal: isTerminal(os.Stdin), outTerminal: isTerminal(os.Stdout),
-	}
 	code := a.run(ctx, os.Args[1:])
 	if s, ok := received.Load().(os.Signal); ok {
 		code = signalExit(s)
 	}
 	if agentRun {
 		sandbox.KillDescendants()
+		a.sweepAtExit()
 	}
 	os.Exit(code)
 }
@@ -229,12 +249,13 @@ const interruptGrace = 2 * time.Second
 // default handling so that a second one kills pi at once; if pi is still
 // running after interruptGrace (stuck in something that cannot be
 // interrupted, such as compiling a module), it exits anyway.
-func exitAfterInterrupt(s os.Signal, agentRun bool) {
+func exitAfterInterrupt(s os.Signal, agentRun bool, a *app) {
 	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	time.Sleep(interruptGrace)
 	fmt.Fprintln(os.Stderr, "pi: interrupted")
 	if agentRun {
 		sandbox.KillDescendants()
+		a.sweepAtExit()
 	}
 	os.Exit(signalExit(s))
 }

@@ -3,10 +3,15 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/piwasm/pi/internal/scripted"
 )
@@ -148,5 +153,50 @@ func TestSecGitFileRedirect(t *testing.T) {
 	})
 	hasText(t, res, "c1", false, "DONE")
 	fileIs(t, filepath.Join(e.proj, ".git"), string(dotGit))
+	userGitRunsNothing(t, userGit, marker)
+}
+
+// A process a command leaves running writes .git/commondir again after
+// the call's sweep moved the command's own aside. pi kills such processes
+// when it exits and then sweeps once more, so the user's next git finds
+// none. The model's last reply waits until the process has written (a
+// condition, not a delay), so the file is there when pi ends.
+func TestSecBackgroundWriterIsSweptAtExit(t *testing.T) {
+	e := newSecEnv(t)
+	userGit, marker := secGit(t, e)
+	if !e.kernel(t) {
+		t.Skip("commands are not confined here")
+	}
+	wrote := filepath.Join(e.proj, "bg-wrote")
+	c1 := secPlant(marker) + `cp -a .git evilgit; plant evilgit; echo ../evilgit > .git/commondir
+setsid sh -c 'while [ ! -e .git/commondir.refused-by-pi ]; do sleep 0.01; done; echo ../evilgit > .git/commondir; touch bg-wrote' </dev/null >/dev/null 2>&1 &
+echo STARTED`
+	s := &scripted.Server{Replies: []scripted.Reply{turn(secBash("c1", c1)), {Text: "done"}}}
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 2 {
+			// The final reply: only once the process wrote after the sweep.
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+				if _, err := os.Lstat(wrote); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Error("the command's background process never wrote after the sweep")
+					break
+				}
+			}
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	writeFiles(t, e.c.agentDir, map[string]string{"models.json": `{"providers":{"mock":{"baseUrl":"` + srv.URL + `/v1","api":"openai-completions","apiKey":"k","models":[{"id":"mock-1"}]}}}`})
+	_, errs, code := e.c.runPi(nil, "-p", "--cwd", e.proj, "go")
+	if code != 0 {
+		t.Fatalf("pi exited %d: %s", code, errs)
+	}
+	mustNotExist(t, filepath.Join(e.proj, ".git", "commondir"))
+	if !strings.Contains(errs, "commondir") || !strings.Contains(errs, "left running") {
+		t.Errorf("pi did not tell the user what it moved at exit: %s", errs)
+	}
 	userGitRunsNothing(t, userGit, marker)
 }

@@ -249,6 +249,9 @@ type lazyPaths struct {
 	once sync.Once
 	make func() pathSets
 	sets pathSets
+	// made is set once sets are made (for SweepAtExit, which must not
+	// make them in a run that never needed them).
+	made atomic.Bool
 }
 
 // pathSets are what lazyPaths make.
@@ -290,6 +293,7 @@ func (p *Policy) pathSets() *pathSets {
 	l.once.Do(func() {
 		l.sets = l.make()
 		l.make = nil
+		l.made.Store(true)
 	})
 	return &l.sets
 }

@@ -452,6 +452,28 @@ func (p *Policy) sweep(before protectedFiles) string {
 	return strings.Join(notes, " ") + " Do not try to work around it; if the file is needed, tell the user, who can create it or allow it with \"!PATH\" in \"protectedPaths\" under \"sandbox\" in settings."
 }
 
+// SweepAtExit is the last sweep, for pi to call once the processes its
+// commands left running are gone: one of them could have created a
+// missing protected path (.git/commondir, .envrc) after the last bash
+// call's sweep, to take effect when the user next runs git or enters the
+// directory. It moves such paths aside and returns a line for the user,
+// or "" (always "" when no command could have run).
+func (p *Policy) SweepAtExit() string {
+	if p == nil || p.paths == nil || !p.paths.made.Load() || !p.Confined() || p.Mode != ModeWorkspace {
+		return ""
+	}
+	var moved []string
+	for _, path := range p.missing() {
+		if _, err := os.Lstat(path); err == nil {
+			moved = append(moved, moveAside(path))
+		}
+	}
+	if len(moved) == 0 {
+		return ""
+	}
+	return "sandbox: a process a command left running created " + strings.Join(moved, ", ") + " after the command's call: protected paths (code that runs later, pi's project settings) cannot be created by commands in workspace mode, so pi moved them aside. Look at them before you use them."
+}
+
 // moveAside renames path to PATH.refused-by-pi (or .refused-by-pi.N) and
 // says what it did, for sweep's note.
 func moveAside(path string) string {
