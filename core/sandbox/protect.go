@@ -203,13 +203,17 @@ func gitIndirections(cwd, gitDir, commonDir, home string) []Root {
 			for _, f := range []string{"config", "hooks", "info", "commondir", "config.worktree"} {
 				add(filepath.Join(d, f), reasonSubmodule)
 			}
-			out = append(out, gitConfigPaths(filepath.Join(d, "config"), cwd, home)...)
+			// The submodule's checkout, where its relative core.hooksPath
+			// is taken from (the tree, when its config names none).
+			checkout := cwd
 			if wt := gitConfigValue(filepath.Join(d, "config"), "core", "worktree"); wt != "" {
 				if !filepath.IsAbs(wt) {
 					wt = filepath.Join(d, wt)
 				}
-				add(filepath.Join(filepath.Clean(wt), ".git"), reasonSubmodule)
+				checkout = filepath.Clean(wt)
+				add(filepath.Join(checkout, ".git"), reasonSubmodule)
 			}
+			out = append(out, gitConfigPaths(filepath.Join(d, "config"), checkout, home)...)
 			modules(filepath.Join(d, "modules"), depth+1)
 		}
 	}

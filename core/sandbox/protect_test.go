@@ -74,7 +74,7 @@ func TestProtectedGitIndirections(t *testing.T) {
 		"main/.git/worktrees/other/commondir":       "../..\n",
 		"main/.git/worktrees/other/gitdir":          filepath.Join(home, "other", ".git") + "\n",
 		"main/.git/modules/lib/HEAD":                "ref: refs/heads/main\n",
-		"main/.git/modules/lib/config":              "[core]\n\tworktree = ../../../lib\n[include]\n\tpath = ../../../lib.inc\n",
+		"main/.git/modules/lib/config":              "[core]\n\tworktree = ../../../lib\n\thooksPath = .husky\n[include]\n\tpath = ../../../lib.inc\n",
 		"main/.git/modules/lib/modules/deep/HEAD":   "x\n",
 		"main/.git/modules/lib/modules/deep/config": "[core]\n\tworktree = ../../../../../lib/deep\n",
 		"main/.git/modules/vendor/x/HEAD":           "x\n",
@@ -85,7 +85,7 @@ func TestProtectedGitIndirections(t *testing.T) {
 		filepath.Join(git, "commondir"), filepath.Join(git, "config.worktree"),
 		filepath.Join(git, "worktrees/other/commondir"), filepath.Join(git, "worktrees/other/gitdir"), filepath.Join(git, "worktrees/other/config.worktree"),
 		filepath.Join(git, "modules/lib/config"), filepath.Join(git, "modules/lib/hooks"), filepath.Join(git, "modules/lib/info"),
-		filepath.Join(git, "modules/lib/commondir"), filepath.Join(main, "lib.inc"), filepath.Join(main, "lib/.git"),
+		filepath.Join(git, "modules/lib/commondir"), filepath.Join(main, "lib.inc"), filepath.Join(main, "lib/.git"), filepath.Join(main, "lib/.husky"),
 		filepath.Join(git, "modules/lib/modules/deep/config"), filepath.Join(git, "modules/lib/modules/deep/hooks"), filepath.Join(main, "lib/deep/.git"),
 		filepath.Join(git, "modules/vendor/x/config"), filepath.Join(git, "modules/vendor/x/hooks"),
 	} {
