@@ -269,7 +269,7 @@ func (a *app) mcpList(ctx context.Context, args []string) error {
 		return err
 	}
 	var problems []string
-	m, closeMCP := a.newMCPManager(l, policy, exe, tool.NewRegistry(), func(string) {})
+	m, closeMCP := a.newMCPManager(l, policy, exe, tool.NewRegistry(), func(string) {}, nil)
 	for _, p := range cfg.Problems {
 		problems = append(problems, p.String())
 	}

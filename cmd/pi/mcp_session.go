@@ -48,7 +48,7 @@ func openMCPLog(agentDir string) io.WriteCloser {
 // start through the sandbox helper under their own policy (derived from
 // policy), tools join reg. Configuration problems go to warn. The caller
 // starts and closes it.
-func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe string, reg *tool.Registry, warn func(string)) (*mcp.Manager, func()) {
+func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe string, reg *tool.Registry, warn func(string), onDrop func(mcp.Status)) (*mcp.Manager, func()) {
 	cfg := mcp.Load(a.mcpPaths(l))
 	for _, p := range cfg.Problems {
 		warn("mcp: " + p.String())
@@ -67,7 +67,7 @@ func (a *app) newMCPManager(l *resources.Loaded, policy *sandbox.Policy, exe str
 	}
 	opts := mcp.Options{
 		Cwd: l.Cwd, Version: version, Getenv: a.getenv, Environ: a.keyEnviron(l.AgentDir, passEnv),
-		Registry: reg, TempDir: tmp,
+		Registry: reg, TempDir: tmp, OnDrop: onDrop,
 		Auth: func(s *mcp.Server) string {
 			tok, _ := auth.Token(context.Background(), s)
 			return tok
@@ -99,11 +99,7 @@ func (a *app) mcpRefresh(m *mcp.Manager, reg *tool.Registry, c *common, v *setti
 	return func(ctx context.Context, o prompt.Options) prompt.Options {
 		m.Wait(ctx, mcp.StartWait)
 		for _, st := range m.NewProblems() {
-			first, _, more := strings.Cut(st.Error, "\n")
-			if more {
-				first += " (pi mcp list shows the rest)"
-			}
-			warn(fmt.Sprintf("mcp: server %q %s: %s", st.Name, st.State, first))
+			warn(mcpProblem(st))
 		}
 		if len(m.Tools()) == 0 {
 			return o
@@ -133,6 +129,20 @@ func (a *app) mcpRefresh(m *mcp.Manager, reg *tool.Registry, c *common, v *setti
 	}
 }
 
+// mcpProblem is the one line that tells of a server's failure or lost
+// connection.
+func mcpProblem(st mcp.Status) string {
+	first, _, more := strings.Cut(st.Error, "\n")
+	if more {
+		first += " (pi mcp list shows the rest)"
+	}
+	msg := fmt.Sprintf("mcp: server %q %s: %s", st.Name, st.State, first)
+	if st.State == mcp.StateDisconnected {
+		msg += "; it is started again when one of its tools is called next"
+	}
+	return msg
+}
+
 // startMCP connects the session's MCP servers in the background (unless
 // --no-mcp) and makes each turn pick up their tools. The manager's close
 // joins closers.
@@ -141,18 +151,19 @@ func (a *app) startMCP(w *prepared, r *runFlags, c *common, policy *sandbox.Poli
 		return nil
 	}
 	warn := func(s string) { fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(s)) }
-	m, closeMCP := a.newMCPManager(w.loaded, policy, exe, reg, warn)
+	// In the terminal UI, stderr is the screen: a server's failure or
+	// lost connection is a notice there (and /mcp shows it), on stderr
+	// otherwise (print, JSON and RPC mode).
+	later := warn
+	if a.wantsUI(r) {
+		later = a.warner(c)
+	}
+	m, closeMCP := a.newMCPManager(w.loaded, policy, exe, reg, warn, func(st mcp.Status) { later(mcpProblem(st)) })
 	if m == nil {
 		return nil
 	}
 	*closers = append(*closers, closeMCP)
 	m.Start()
-	// In the terminal UI, stderr is the screen: a server's failure is
-	// shown by /mcp there instead.
-	later := warn
-	if a.wantsUI(r) {
-		later = func(string) {}
-	}
 	runner.Refresh = a.mcpRefresh(m, reg, c, w.loaded.Values, later)
 	return m
 }

@@ -665,3 +665,47 @@ func TestMCPServersNeverWriteAProjectInTheTempDir(t *testing.T) {
 		t.Errorf("the session did not go on")
 	}
 }
+
+// Weaknesses (issue 32): one line on a server's stdout that was not
+// JSON-RPC ended its connection and silently dropped its tools for the
+// session; a server that died was told to nobody. A noisy server (a
+// banner, half a JSON object and a bare number at start, a debug line
+// before each answer) keeps working, its stray lines in mcp.log; when it
+// dies, stderr says so at once, and the next call starts it again.
+func TestMCPStrayOutputAndADeadServer(t *testing.T) {
+	c := newCLI(t)
+	s := scriptedModel(t, c, "openai-completions", []scripted.Reply{
+		{Calls: []scripted.Call{{ID: "c1", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"one"}`)}}},
+		{Calls: []scripted.Call{{ID: "c2", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"two"}`)}}},
+		{Calls: []scripted.Call{{ID: "c3", Name: "mcp__go__exit", Args: json.RawMessage(`{}`)}}},
+		{Text: "it left"},
+		{Calls: []scripted.Call{{ID: "c4", Name: "mcp__go__greet", Args: json.RawMessage(`{"name":"again"}`)}}},
+		{Text: "done"},
+	})
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{"go": map[string]any{"command": mcpServerBin(t), "args": []string{"-noisy"}}})})
+	out, errs, code := c.runPi(nil, "-p", "--no-extensions", "greet twice, then make it exit", "greet again")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	msgs := sessionMessages(t, c.agentDir)
+	for id, want := range map[string]string{"c1": "Hi one", "c2": "Hi two", "c4": "Hi again"} {
+		if got := textOf(resultOf(t, msgs, id)); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	if !strings.Contains(errs, `mcp: server "go" disconnected`) {
+		t.Errorf("the dead server was not reported on stderr:\n%s", errs)
+	}
+	if n := strings.Count(errs, `server "go"`); n != 1 {
+		t.Errorf("the server was reported %d times:\n%s", n, errs)
+	}
+	log, _ := os.ReadFile(filepath.Join(c.agentDir, "mcp.log"))
+	for _, want := range []string{`skipped a line that is not JSON-RPC: "greeter 1.0 starting"`, `"{\"unfinished\":"`, `: "42"`, `"debug: greeting two"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("mcp.log lacks %s:\n%s", want, log)
+		}
+	}
+	if len(s.Requests()) != 6 {
+		t.Errorf("%d requests", len(s.Requests()))
+	}
+}

@@ -75,6 +75,11 @@ type Options struct {
 	Log io.Writer
 	// OnChange is called after a server's state or tools changed.
 	OnChange func()
+	// OnDrop, when set, is told at once that a connected server's
+	// connection ended (the process died, the stream broke), with the
+	// server's status; the next call reconnects. Without it the drop is
+	// one of the next NewProblems.
+	OnDrop func(Status)
 }
 
 // Manager connects the configured servers and runs their tools. It is
@@ -202,7 +207,7 @@ func (m *Manager) NewProblems() []Status {
 	for _, s := range m.servers {
 		st := s.status()
 		s.mu.Lock()
-		if (st.State == StateFailed || st.State == StateNeedsAuth) && !s.reported {
+		if (st.State == StateFailed || st.State == StateNeedsAuth || st.State == StateDisconnected) && !s.reported {
 			s.reported = true
 			out = append(out, st)
 		}
@@ -305,9 +310,17 @@ func (m *Manager) log(server string, p *sdk.LoggingMessageParams) {
 		b, _ := json.Marshal(p.Data)
 		msg = string(b)
 	}
+	m.logText(server, fmt.Sprintf("%s %s: %s", p.Level, p.Logger, msg))
+}
+
+// logText writes one line about server to the log.
+func (m *Manager) logText(server, msg string) {
+	if m.opts.Log == nil {
+		return
+	}
 	m.logMu.Lock()
 	defer m.logMu.Unlock()
-	fmt.Fprintf(m.opts.Log, "%s [%s] %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), server, p.Level, p.Logger, strings.ReplaceAll(msg, "\n", " "))
+	fmt.Fprintf(m.opts.Log, "%s [%s] %s\n", time.Now().UTC().Format(time.RFC3339), server, strings.ReplaceAll(msg, "\n", " "))
 }
 
 // server is one configured server and its connection.
@@ -498,8 +511,8 @@ func (s *server) connect() {
 // closes it: the next call connects again.
 func (s *server) dropped(cs *sdk.ClientSession, proc *process, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.session != cs || s.closing {
+		s.mu.Unlock()
 		return
 	}
 	s.session = nil
@@ -514,6 +527,15 @@ func (s *server) dropped(cs *sdk.ClientSession, proc *process, err error) {
 		}
 	}
 	s.started = false
+	s.reported = false
+	s.mu.Unlock()
+	if f := s.m.opts.OnDrop; f != nil {
+		st := s.status()
+		s.mu.Lock()
+		s.reported = true
+		s.mu.Unlock()
+		f(st)
+	}
 }
 
 // listTools fetches every page of the server's tools and registers the

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // process is a running stdio server: pi writes requests to its stdin and
@@ -75,7 +77,16 @@ func (s *server) startProcess(ctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.stdout = stdout
+	p.stdout = newJSONLines(stdout, sdk.DefaultMaxLineLength, func(line []byte, tooLong bool) {
+		what := "a line that is not JSON-RPC"
+		if tooLong {
+			what = fmt.Sprintf("a line longer than %d bytes", sdk.DefaultMaxLineLength)
+		}
+		if len(line) > 200 {
+			line = append(line[:200:200], "…"...)
+		}
+		s.m.logText(s.cfg.Name, fmt.Sprintf("stdout: skipped %s: %q", what, line))
+	})
 	if err := cmd.Start(); err != nil {
 		removeTmp()
 		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)

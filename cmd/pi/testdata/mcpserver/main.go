@@ -3,7 +3,9 @@
 // tools that try what a confined server must not do (write a file, open a
 // TCP connection), a tool that never answers, one that makes another
 // appear (a tools/list_changed notification) and one that makes the
-// server exit. With -env its greeting also lists its environment. With
+// server exit. With -env its greeting also lists its environment; with
+// -noisy it writes stray lines that are not JSON-RPC to stdout (at start
+// and before each greeting), as careless servers do. With
 // -hang it never answers
 // at all; with -http ADDR it serves streamable HTTP instead of stdio
 // (-any-host: to requests for any Host, not only localhost).
@@ -49,9 +51,12 @@ func fail(err error) *mcp.CallToolResult {
 	return r
 }
 
-func newServer(env bool) *mcp.Server {
+func newServer(env, noisy bool) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "greeter"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hi"}, func(ctx context.Context, req *mcp.CallToolRequest, args greetArgs) (*mcp.CallToolResult, any, error) {
+		if noisy {
+			fmt.Println("debug: greeting " + args.Name)
+		}
 		if env {
 			return text("Hi " + args.Name + "\n" + strings.Join(os.Environ(), "\n")), nil, nil
 		}
@@ -96,13 +101,19 @@ func main() {
 	hang := flag.Bool("hang", false, "read requests and never answer")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (print the URL) instead of stdio")
 	env := flag.Bool("env", false, "list the environment in greet's answer")
+	noisy := flag.Bool("noisy", false, "write lines that are not JSON-RPC to stdout")
 	anyHost := flag.Bool("any-host", false, "with -http, answer requests for any Host, as a server on the network reached by name does")
 	flag.Parse()
 	if *hang {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return
 	}
-	server := newServer(*env)
+	server := newServer(*env, *noisy)
+	if *noisy {
+		fmt.Println("greeter 1.0 starting")
+		fmt.Println(`{"unfinished": `)
+		fmt.Println("42")
+	}
 	if *addr != "" {
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
