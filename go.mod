@@ -72,10 +72,6 @@ require github.com/evanw/esbuild v0.28.2
 // third_party/wazero/PI-PATCH.md).
 replace github.com/tetratelabs/wazero => ./third_party/wazero
 
-// yaml.v3 with its two regexps compiled on first use (see
-// third_party/yaml/PI-PATCH.md).
-replace gopkg.in/yaml.v3 => ./third_party/yaml
-
 // jsonschema-go (the MCP SDK's schemas) with its table of the Schema
 // type's fields, its standard-library schemas, a regexp and two replacers
 // made on first use (see third_party/jsonschema-go/PI-PATCH.md).
@@ -85,8 +81,3 @@ replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
 // (the same bytes), so that no pi process pays for gob's initialisation
 // (see third_party/mcp-go-sdk/PI-PATCH.md).
 replace github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
-
-// mvdan.cc/sh with its four package-level regexps (shebang and extension
-// in fileutil, globstar in expand) compiled on first use (see
-// third_party/sh/PI-PATCH.md).
-replace mvdan.cc/sh/v3 => ./third_party/sh

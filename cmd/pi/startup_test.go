@@ -108,15 +108,15 @@ func TestStartupInitBudget(t *testing.T) {
 	}
 	c := traceInit(t, pi, "--version")
 	// Allocations per module linked into bin/pi (upstream in brackets).
+	// yaml.v3 (276: two regexps) and mvdan.cc/sh (174: four regexps in
+	// fileutil and expand) are as released and counted in the total below.
 	budgets := []struct {
 		module string
 		max    int
 	}{
-		{"gopkg.in/yaml", 100},              // 276
 		{"google/jsonschema-go", 10},        // 296
 		{"modelcontextprotocol/go-sdk", 60}, // 216 (mcp 183: its method tables)
 		{"wazero/internal/platform", 0},     // 19: its list of huge page sizes, read from sysfs
-		{"mvdan.cc/sh", 20},                 // 174: four regexps in fileutil and expand
 		{"encoding/gob", 0},                 // 365: the MCP SDK's cursors, now written without it
 	}
 	by := map[string]int{}
@@ -154,8 +154,11 @@ func TestStartupInitBudget(t *testing.T) {
 			t.Errorf("%s has a package initialiser again (%d bytes); build what it makes on first use, or as constants", pkg, c.bytesByPkg[pkg])
 		}
 	}
-	if c.allocs > 5000 || c.bytes > 1536<<10 {
-		t.Errorf("package initialisation allocates %d objects, %d bytes (budget 5,000 and 1.5 MiB); by package: %v", c.allocs, c.bytes, top(c.byPkg, 8))
+	// About 1,850 objects and 270 KB with the MCP SDK, jsonschema-go,
+	// yaml.v3 and mvdan.cc/sh as released; the UI's modules alone would be
+	// 75,000 and 6 MB.
+	if c.allocs > 2500 || c.bytes > 384<<10 {
+		t.Errorf("package initialisation allocates %d objects, %d bytes (budget 2,500 and 384 KiB); by package: %v", c.allocs, c.bytes, top(c.byPkg, 8))
 	}
 }
 
