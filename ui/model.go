@@ -628,6 +628,11 @@ func (m *Model) line(text string, b runtime.Behavior) tea.Cmd {
 // submit hands a line to the runtime off the UI goroutine (an extension
 // command may take a moment).
 func (m *Model) submit(text string, images []prompt.Block, b runtime.Behavior) tea.Cmd {
+	if r := m.rt.State().Route; r.Provider == "" && r.ModelID == "" {
+		// Opened without a model: nothing to send to.
+		m.addNotice("✗ no model to send to: /login PROVIDER stores an API key, /model PROVIDER/ID picks a model (models.json lists your own)")
+		return m.flush()
+	}
 	rt := m.rt
 	if !m.working {
 		b = runtime.Refuse
@@ -970,6 +975,9 @@ func (m *Model) footer() string {
 	model := st.Route.ModelID
 	if st.Route.Provider != "" {
 		model = st.Route.Provider + "/" + model
+	}
+	if model == "" {
+		model = "no model"
 	}
 	rest := " • " + model
 	if st.ContextTokens > 0 {

@@ -25,6 +25,7 @@ import (
 	"github.com/piwasm/pi/core/theme"
 	"github.com/piwasm/pi/internal/changelog"
 	"github.com/piwasm/pi/ui"
+	"github.com/piwasm/pi/ui/termcaps"
 )
 
 // runUI opens the interactive session; inputs are sent first.
@@ -82,7 +83,13 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 		r.fullscreen = true
 	}
 	var notes strings.Builder
+	if ls.noModel {
+		fmt.Fprintf(&notes, "No model yet: /login PROVIDER stores an API key for a provider (then /model PROVIDER/ID picks one of its models), or list your providers and models in %s (docs/configuration.md, \"models.json\").\n", filepath.Join(l.AgentDir, "models.json"))
+	}
 	printDiagnostics(&notes, diags)
+	if w := termcaps.TmuxKeysWarning(a.getenv, nil); w != "" {
+		fmt.Fprintf(&notes, "pi: warning: %s\n", w)
+	}
 	h := ui.Host{
 		Runtime: ls.rt, Cwd: l.Cwd, Home: a.home, Initial: inputs, Notices: strings.TrimSpace(notes.String()),
 		FullScreen: r.fullscreen, Color: a.getenv("NO_COLOR") == "", Terminal: a.terminal(l.Values),

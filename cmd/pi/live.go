@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,13 +28,16 @@ import (
 // liveSession is everything a running session needs, built once for every
 // mode: print, JSON, RPC and the terminal UI.
 type liveSession struct {
-	rt     *runtime.Runtime
-	world  *prepared
-	replay *session.Replay
-	gate   *session.Gate
-	mcp    *mcp.Manager // nil: no MCP servers
-	close  func()
-	hook   sessionHook // the session life-cycle hooks
+	// noModel: nothing to choose a model from (the interactive session
+	// opened without one).
+	noModel bool
+	rt      *runtime.Runtime
+	world   *prepared
+	replay  *session.Replay
+	gate    *session.Gate
+	mcp     *mcp.Manager // nil: no MCP servers
+	close   func()
+	hook    sessionHook // the session life-cycle hooks
 	// warnings reports the extension hooks' skipped failures once each.
 	warnings *hookWarnings
 	// warmer keeps the prompt cache warm (nil for a replay).
@@ -64,6 +68,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 
 	var replay *session.Replay
 	var route provider.Route
+	noModel := false
 	if path, isReplay := strings.CutPrefix(r.model, "replay:"); isReplay {
 		if replay, err = session.LoadReplay(a.fromShell([]string{path})[0]); err != nil {
 			return nil, err
@@ -71,9 +76,14 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		replay.Cwd = w.loaded.Cwd
 		route = provider.Route{Provider: "replay", ModelID: filepath.Base(path), API: "replay", SystemInHistory: true}
 	} else if route, err = a.route(w.loaded, r); err != nil {
-		// Before the session is opened: a run that cannot start leaves
-		// no file behind.
-		return nil, err
+		if !errors.Is(err, provider.ErrNoModel) || r.model != "" || !a.wantsUI(r) || r.dryRun {
+			// Before the session is opened: a run that cannot start
+			// leaves no file behind.
+			return nil, err
+		}
+		// The interactive session opens without a model, as the
+		// established harness does: /login and /model lead on.
+		noModel, route = true, provider.Route{}
 	}
 	tr, err := a.openSession(a.sessionsDir(w.loaded, r.sessionDir), w.loaded.Cwd, r)
 	if err != nil {
@@ -295,7 +305,7 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 		sh.Shutdown(ctx, abi.SessionReasonQuit, rt.Transcript().Path, "")
 		closeAll()
 	}
-	return &liveSession{rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh, warnings: warnings, warmer: warmer}, nil
+	return &liveSession{noModel: noModel, rt: rt, world: w, replay: replay, gate: gate, mcp: mcpm, close: quit, hook: sh, warnings: warnings, warmer: warmer}, nil
 }
 
 // sessionRoute is the route for a continued session (-c, -r, --session):

@@ -877,12 +877,17 @@ func (m *Models) azure(r *Route, mc ModelConfig) error {
 	return nil
 }
 
+// ErrNoModel is the error of a selection with no model to choose from:
+// nothing in models.json and no model named. The interactive session
+// opens without a model on it, to lead to /login.
+var ErrNoModel = errors.New("no model configured")
+
 func (m *Models) nothingConfigured() error {
 	where := "models.json in the agent directory"
 	if m.Path != "" {
 		where = m.Path
 	}
-	return fmt.Errorf("no model configured: list a provider and its models in %s, or pass --model openai/<id> or --model anthropic/<id>; --dry-run prints the request without sending it", where)
+	return fmt.Errorf("%w: list a provider and its models in %s, or pass --model openai/<id> or --model anthropic/<id>; --dry-run prints the request without sending it", ErrNoModel, where)
 }
 
 func firstNonEmpty(vals ...string) string {
