@@ -16,7 +16,7 @@ import (
 // The SDK and every package of this module it imports (TestSDKComplete
 // keeps the list honest).
 //
-//go:embed go.mod abi/*.go sdk-guest/*.go core/termtext/*.go internal/jsonstr/*.go
+//go:embed go.mod abi/*.go abi/jsonstr/*.go sdk-guest/*.go
 var sdkFS embed.FS
 
 //go:embed plugins/examples/team-section-as/package.json plugins/examples/team-section-as/package-lock.json plugins/examples/team-section-as/assembly/json.ts
@@ -41,7 +41,7 @@ type SDKFile struct {
 // SDKModule returns the files of a Go module github.com/piwasm/pi holding
 // the packages abi and sdk-guest (their non-test sources), a go.mod with the
 // Go version pi is built with, and a VERSION file naming SDKVersion. (abi
-// uses core/termtext and internal/jsonstr, which come along.)
+// uses abi/jsonstr, which comes along.)
 func SDKModule() []SDKFile {
 	var files []SDKFile
 	var goLine string

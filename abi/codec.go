@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/piwasm/pi/internal/jsonstr"
+	"github.com/piwasm/pi/abi/jsonstr"
 )
 
 // This file is a small JSON codec for the ABI payloads, written without

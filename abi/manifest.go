@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/piwasm/pi/core/termtext"
 )
 
 // ManifestFile is the file name of a package's manifest.
@@ -439,11 +437,11 @@ func badText(s string, lines bool) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			what = "invalid UTF-8"
-		case termtext.Visible(r) || (lines && (r == '\n' || r == '\t')):
+		case Printable(r) || (lines && (r == '\n' || r == '\t')):
 			i += n
 			continue
 		}
-		return fmt.Sprintf("contains %s (%s at byte %d); manifest text must be printable", what, termtext.Escape(s[i:i+n]), i)
+		return fmt.Sprintf("contains %s (%s at byte %d); manifest text must be printable", what, escapeRune(s[i:i+n]), i)
 	}
 	return ""
 }

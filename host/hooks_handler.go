@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // Handler adapts a loaded extension to the hooks dispatcher. With a

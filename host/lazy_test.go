@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 func TestLazyLoadCompilesOnFirstCall(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // secReviewGuestSrc is a raw-ABI guest (standard library only) used by the

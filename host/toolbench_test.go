@@ -8,7 +8,7 @@ import (
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/internal/proccpu"
 )
 

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // ToolCall calls the tool_call hook. The dispatcher checks a replaced

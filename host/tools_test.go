@@ -13,7 +13,7 @@ import (
 
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 const hostileToolManifest = `name: hostile

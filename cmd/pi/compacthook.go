@@ -10,7 +10,7 @@ import (
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // compactHook lets extensions that declare session_before_compact take a

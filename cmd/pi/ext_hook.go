@@ -16,7 +16,7 @@ import (
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks/replay"
+	"github.com/piwasm/pi/core/hooks/replay"
 	"github.com/piwasm/pi/host"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // liveSession is everything a running session needs, built once for every

@@ -14,7 +14,7 @@ import (
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/spf13/pflag"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/piwasm/pi/core/compact"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/session"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // Compaction reasons, as events and extensions name them.

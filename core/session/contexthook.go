@@ -8,7 +8,7 @@ import (
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // applyContext runs the context hook on the conversation a request

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/piwasm/pi/core/prompt"
-	"github.com/piwasm/pi/internal/jsonstr"
+	"github.com/piwasm/pi/abi/jsonstr"
 )
 
 // appendEntryJSON appends e as marshalReflect writes it, without

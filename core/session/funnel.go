@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/core/resources"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // Input kinds a line can turn into.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/core/provider"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 var update = flag.Bool("update", false, "rewrite golden request bodies under testdata/golden")

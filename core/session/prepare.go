@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/core/prompt"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // Prepared is the prompt of one request: built from options, edited by

@@ -12,7 +12,7 @@ import (
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // Runner runs one session: input funnel, prompt pipeline, transcript

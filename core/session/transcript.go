@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/prompt"
-	"github.com/piwasm/pi/internal/jsonstr"
+	"github.com/piwasm/pi/abi/jsonstr"
 )
 
 // FormatVersion is the version written in a session file's header: the

@@ -3,8 +3,9 @@ package termtext
 import (
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/piwasm/pi/abi"
 )
 
 // Escape returns s as one line that is safe to print: every rune that is
@@ -27,16 +28,7 @@ func EscapeLines(s string) string { return escape(s, true) }
 // characters), line and paragraph separators, other space characters,
 // private-use and unassigned runes are not, nor are the few letters that
 // render as blank (Hangul fillers).
-func Visible(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r >= 0x20 && r < 0x7f
-	}
-	switch r {
-	case 0x115f, 0x1160, 0x3164, 0xffa0: // Hangul fillers: letters that draw nothing
-		return false
-	}
-	return unicode.IsPrint(r)
-}
+func Visible(r rune) bool { return abi.Printable(r) }
 
 // safe reports whether s needs no escaping, so the common case (ASCII or
 // ordinary Unicode text) allocates nothing.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // Call runs the prepared event through h's hook and returns the hook's

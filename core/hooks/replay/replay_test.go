@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // every implements every handler interface and records which hook ran.

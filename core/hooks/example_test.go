@@ -6,7 +6,7 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/prompt"
-	"github.com/piwasm/pi/hooks"
+	"github.com/piwasm/pi/core/hooks"
 )
 
 // teamSection is an in-process handler: the same interface WASM extensions
