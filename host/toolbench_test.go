@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/internal/proccpu"
 )
 

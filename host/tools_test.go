@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 const hostileToolManifest = `name: hostile

@@ -7,10 +7,10 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/compact"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/session"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // compactHook lets extensions that declare session_before_compact take a

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks/replay"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/hooks/replay"
 	"github.com/piwasm/pi/host"
 )
 

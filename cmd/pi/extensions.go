@@ -12,8 +12,8 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/diag"
-	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/hooks"
+	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/host"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/compact"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/mcp"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/promptcache"
@@ -22,7 +23,6 @@ import (
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // liveSession is everything a running session needs, built once for every

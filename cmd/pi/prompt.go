@@ -9,12 +9,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/core/tool/builtin"
-	"github.com/piwasm/pi/core/hooks"
 	"github.com/spf13/pflag"
 )
 

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/core/runtime"
 	"github.com/piwasm/pi/core/hooks"
+	"github.com/piwasm/pi/core/runtime"
 )
 
 // sessionHook connects the session life-cycle hooks to the runtime. It

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/abi"
-	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/hooks"
+	"github.com/piwasm/pi/core/prompt"
 )
 
 // teamSection is an in-process handler: the same interface WASM extensions

@@ -9,9 +9,9 @@ import (
 
 	"github.com/piwasm/pi/core/agent"
 	"github.com/piwasm/pi/core/compact"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/session"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // Compaction reasons, as events and extensions name them.

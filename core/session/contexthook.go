@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // applyContext runs the context hook on the conversation a request

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/abi/jsonstr"
+	"github.com/piwasm/pi/core/prompt"
 )
 
 // appendEntryJSON appends e as marshalReflect writes it, without

@@ -9,9 +9,9 @@ import (
 
 	"github.com/piwasm/pi/abi"
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // ExtensionHooks are the extensions' loop hooks as agent.Hooks: the

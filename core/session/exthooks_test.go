@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/permission"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // loopExt is an extension taking part in the loop, in process.

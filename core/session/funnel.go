@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/hooks"
+	"github.com/piwasm/pi/core/resources"
 )
 
 // Input kinds a line can turn into.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/hooks"
+	"github.com/piwasm/pi/core/provider"
 )
 
 var update = flag.Bool("update", false, "rewrite golden request bodies under testdata/golden")

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/hooks"
+	"github.com/piwasm/pi/core/prompt"
 )
 
 // Prepared is the prompt of one request: built from options, edited by

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // scripted is an in-process extension whose hook results the test sets

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/core/agent"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // Runner runs one session: input funnel, prompt pipeline, transcript

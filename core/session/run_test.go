@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/provider"
 	"github.com/piwasm/pi/core/resources"
-	"github.com/piwasm/pi/core/hooks"
 )
 
 // mockModel is a loopback model server that records request bodies.

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/abi/jsonstr"
+	"github.com/piwasm/pi/core/prompt"
 )
 
 // FormatVersion is the version written in a session file's header: the
