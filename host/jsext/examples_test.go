@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
 )
 
 // examplesDir is the established harness's examples/extensions, installed

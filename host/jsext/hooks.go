@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/abi"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
 	"github.com/piwasm/pi/host/jsext/engine"
 )
 
