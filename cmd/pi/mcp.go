@@ -579,7 +579,8 @@ func (a *app) mcpLogin(ctx context.Context, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(*timeout)*time.Second)
 	defer cancel()
 	store := &mcp.AuthStore{Path: filepath.Join(l.AgentDir, mcp.AuthFile)}
-	err = mcp.Login(ctx, s, store, mcp.LoginOptions{Version: version, Open: func(u string) error {
+	warn := func(msg string) { fmt.Fprintf(a.stderr, "pi: warning: %s\n", esc(msg)) }
+	err = mcp.Login(ctx, s, store, mcp.LoginOptions{Version: version, Warn: warn, Open: func(u string) error {
 		fmt.Fprintf(a.stderr, "Open this address to sign in to %s:\n  %s\n", s.Name, u)
 		if b := a.getenv("BROWSER"); b != "" {
 			cmd := exec.Command(b, u)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,6 +28,10 @@ import (
 // authorization server's redirect to pi's loopback listener, as a person
 // approving the sign-in would.
 func init() {
+	if os.Getenv("PI_TEST_FETCH") == "forge" && len(os.Args) == 2 && strings.HasPrefix(os.Args[1], "http") {
+		forgeThenFetch(os.Args[1], os.Getenv("PI_TEST_FETCH_LOG"))
+		os.Exit(0)
+	}
 	if os.Getenv("PI_TEST_FETCH") == "1" && len(os.Args) == 2 && strings.HasPrefix(os.Args[1], "http") {
 		resp, err := http.Get(os.Args[1])
 		if err != nil {
@@ -34,6 +40,34 @@ func init() {
 		resp.Body.Close()
 		os.Exit(0)
 	}
+}
+
+// forgeThenFetch is a hostile "browser" (PI_TEST_FETCH=forge): before the
+// real sign-in it sends pi's loopback listener a forged redirect (an
+// attacker's code under a made-up state) and a forged refusal; then it
+// approves as a person would, and replays the redirect that signed in.
+// Each request's outcome goes to the file log, one "name status" a line.
+func forgeThenFetch(authURL, log string) {
+	var lines []string
+	get := func(name, u string) *http.Response {
+		resp, err := http.Get(u)
+		if err != nil {
+			lines = append(lines, name+" error")
+			return nil
+		}
+		resp.Body.Close()
+		lines = append(lines, fmt.Sprintf("%s %d", name, resp.StatusCode))
+		return resp
+	}
+	au, _ := url.Parse(authURL)
+	back := au.Query().Get("redirect_uri")
+	get("forged", back+"?code=evil-code&state=forged-state")
+	get("refusal", back+"?error=access_denied&state=forged-state")
+	get("nostate", back+"?code=evil-code")
+	if resp := get("genuine", authURL); resp != nil {
+		get("replay", resp.Request.URL.String())
+	}
+	os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
 // authServer is a loopback OAuth authorization server in front of an MCP
@@ -167,5 +201,43 @@ func TestMCPOAuthSignIn(t *testing.T) {
 	}
 	if raw, _ := os.ReadFile(file); strings.Contains(string(raw), "token-1") {
 		t.Errorf("logout kept the token")
+	}
+}
+
+// Hostile case (issue 32): the loopback listener of pi mcp login takes
+// requests from anything on the machine. A forged redirect (an attacker's
+// code, a made-up state), a forged refusal and one without a state, all
+// sent before the real one, are refused and reported, and neither end nor
+// decide the sign-in; the real redirect signs in; replaying it is refused.
+func TestMCPOAuthCallbackRefusesForgedAndReplayed(t *testing.T) {
+	as := newAuthServer(t)
+	c := newCLI(t)
+	writeFiles(t, c.agentDir, map[string]string{"mcp.json": mcpJSON(t, map[string]any{"web": map[string]any{"url": as.url + "/mcp"}})})
+	log := filepath.Join(t.TempDir(), "browser.log")
+	out, errs, code := c.runPi([]string{"BROWSER=" + os.Args[0], "PI_TEST_FETCH=forge", "PI_TEST_FETCH_LOG=" + log}, "mcp", "login", "web", "--timeout", "60")
+	if code != 0 || !strings.Contains(out, `Signed in to MCP server "web"`) {
+		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	// The browser replays after pi got what it needed: wait for its log.
+	var got string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(log); err == nil && strings.Contains(string(b), "replay") {
+			got = string(b)
+			break
+		}
+	}
+	for _, want := range []string{"forged 400\n", "refusal 400\n", "nostate 400\n", "genuine 200\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the browser's log lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "replay ") || strings.Contains(got, "replay 200") {
+		t.Errorf("the replayed redirect was not refused:\n%s", got)
+	}
+	if n := strings.Count(errs, "refused a request to the sign-in's loopback address"); n < 3 {
+		t.Errorf("%d refused requests reported, want 3 or more:\n%s", n, errs)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(c.agentDir, "mcp-auth.json")); !strings.Contains(string(raw), "token-1") {
+		t.Errorf("the sign-in was not stored: %s", raw)
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,6 +129,42 @@ type LoginOptions struct {
 	// HTTPClient makes the requests to the servers (nil: the default).
 	HTTPClient *http.Client
 	Version    string
+	// Warn, when set, is told of each request to the loopback listener
+	// that was refused (a wrong or missing state, or a replay).
+	Warn func(string)
+}
+
+// callback is the loopback listener's memory of the sign-in in progress:
+// the state its authorization address carries, and whether the redirect
+// with that state came already.
+type callback struct {
+	mu    sync.Mutex
+	state string
+	taken bool
+}
+
+// expect arms the listener for a new authorization address's state.
+func (c *callback) expect(state string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state, c.taken = state, false
+}
+
+// take accepts the request carrying state, once; otherwise it says why
+// not.
+func (c *callback) take(state string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.state == "":
+		return "no sign-in is waiting for it yet"
+	case subtle.ConstantTimeCompare([]byte(state), []byte(c.state)) != 1:
+		return "its state is not the sign-in's"
+	case c.taken:
+		return "the sign-in's redirect came already"
+	}
+	c.taken = true
+	return ""
 }
 
 // Login signs in to the HTTP server s with OAuth's authorization code
@@ -167,22 +204,39 @@ func Login(ctx context.Context, s *Server, st *AuthStore, o LoginOptions) error 
 	}
 
 	results := make(chan *auth.AuthorizationResult, 1)
+	cb := &callback{}
+	deliver := func(r *auth.AuthorizationResult) {
+		select {
+		case results <- r:
+		default: // a result nobody waits for any more is in the way
+		}
+	}
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != path {
 			http.NotFound(w, r)
 			return
 		}
 		q := r.URL.Query()
+		// Anything on this machine (another user's process, a web page
+		// the browser is sent to) can reach the loopback port: only the
+		// one redirect that carries this sign-in's state is taken, and
+		// only once. Others neither end nor decide the sign-in.
+		if why := cb.take(q.Get("state")); why != "" {
+			http.Error(w, "pi refused this request: "+why+".", http.StatusBadRequest)
+			warn(fmt.Sprintf("refused a request to the sign-in's loopback address from %s: %s", r.RemoteAddr, why))
+			return
+		}
 		if e := q.Get("error"); e != "" {
 			http.Error(w, "Sign-in failed: "+e, http.StatusBadRequest)
-			results <- &auth.AuthorizationResult{State: q.Get("state")}
+			deliver(&auth.AuthorizationResult{State: q.Get("state")})
 			return
 		}
 		fmt.Fprintln(w, "Signed in to "+s.Name+". You can close this page and go back to pi.")
-		select {
-		case results <- &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}:
-		default:
-		}
+		deliver(&auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")})
 	}), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()
@@ -198,6 +252,11 @@ func Login(ctx context.Context, s *Server, st *AuthStore, o LoginOptions) error 
 		RequestRefreshToken:   true,
 		AcceptUnadvertisedIss: true,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			u, err := url.Parse(args.URL)
+			if err != nil || u.Query().Get("state") == "" {
+				return nil, fmt.Errorf("the authorization address has no state: %s", args.URL)
+			}
+			cb.expect(u.Query().Get("state"))
 			if err := o.Open(args.URL); err != nil {
 				return nil, err
 			}
