@@ -54,11 +54,13 @@ pi auth status                                list the stored credentials (never
 // cmdAuth manages the API keys in auth.json, the file the TypeScript pi's
 // /login writes: pi reads its keys and OAuth tokens and writes API keys.
 func (a *app) cmdAuth(_ context.Context, args []string) error {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
-		fmt.Fprintln(a.stdout, "Usage:\n  "+strings.ReplaceAll(authUsage, "\n", "\n  "))
-		if len(args) == 0 {
-			return usagef("pi auth needs a subcommand: login, logout or status")
-		}
+	if len(args) == 0 {
+		// One line, naming every subcommand (it printed the usage, then
+		// named three of its six).
+		return usagef("pi auth needs a subcommand: login, logout, status, check, print-api-key or print-bearer-token (pi auth --help describes them)")
+	}
+	if args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+		fmt.Fprintln(a.stdout, "Usage:\n  "+strings.ReplaceAll(strings.TrimRight(authUsage, "\n"), "\n", "\n  "))
 		return errHelp
 	}
 	switch args[0] {

@@ -115,3 +115,22 @@ func TestAnthropicAuthToken(t *testing.T) {
 		t.Errorf("auth.json oauth: headers %q, beta %q", got, lastBeta())
 	}
 }
+
+// TestAuthWithoutSubcommand: pi auth alone says once which subcommands
+// there are, on stderr, and exits 2 (it printed the usage with six, then
+// a line naming three).
+func TestAuthWithoutSubcommand(t *testing.T) {
+	c := newCLI(t)
+	out, errs, code := c.run("auth")
+	if code != 2 || out != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing on stdout", code, out)
+	}
+	for _, sub := range []string{"login", "logout", "status", "check", "print-api-key", "print-bearer-token"} {
+		if !strings.Contains(errs, sub) {
+			t.Errorf("stderr does not name %s: %q", sub, errs)
+		}
+	}
+	if n := strings.Count(errs, "\n"); n != 1 {
+		t.Errorf("stderr has %d lines, want one: %q", n, errs)
+	}
+}
