@@ -161,6 +161,9 @@ func (a *app) installOne(ctx context.Context, spec, base, root, project string, 
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if src.Kind != packages.Local && a.offline() {
+		return fmt.Errorf("PI_OFFLINE is set, and %s would be fetched from the network; unset PI_OFFLINE to fetch it, or install a local copy (pi install ./DIR)", src.Spec)
+	}
 	if src.Kind == packages.Local {
 		// The lock keeps where the package is, not how it was reached, so
 		// that pi update finds it from any directory.
@@ -280,6 +283,16 @@ func (a *app) cmdRemove(ctx context.Context, args []string) error {
 		return err
 	}
 	return store.Save()
+}
+
+// offline reports whether PI_OFFLINE asks pi to stay off the network, as
+// the established harness reads it ("1", "true" or "yes").
+func (a *app) offline() bool {
+	switch strings.ToLower(a.getenv("PI_OFFLINE")) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
 }
 
 func scopeText(project string) string {

@@ -85,3 +85,25 @@ func TestPackageCommandsHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineInstallAndUpdate: with PI_OFFLINE set, pi install and pi
+// update refuse sources that would be fetched from the network, saying
+// why, before running git or npm; a local directory still installs.
+func TestOfflineInstallAndUpdate(t *testing.T) {
+	c := newCLI(t)
+	c.env = map[string]string{"PI_OFFLINE": "1"}
+	for _, src := range []string{"npm:left-pad", "git:github.com/example/pi-tools", "file:///nowhere/repo"} {
+		_, errs, code := c.run("install", src)
+		if code != 1 || !strings.Contains(errs, "PI_OFFLINE is set") {
+			t.Errorf("install %s offline: exit %d, %s", src, code, errs)
+		}
+	}
+	writeFiles(t, c.agentDir, map[string]string{"pi-packages.json": `{"packages":[{"name":"x","source":"npm:x","kind":"npm","sha256":"00","dir":"/nowhere","installed":"2026-01-01T00:00:00Z"}]}`})
+	if _, errs, code := c.run("update"); code != 1 || !strings.Contains(errs, "PI_OFFLINE is set") {
+		t.Errorf("update offline: exit %d, %s", code, errs)
+	}
+	pkg, _ := extPackage(t, "team-section", nil)
+	if out, errs, code := c.run("install", pkg); code != 0 {
+		t.Errorf("a local install offline: exit %d\n%s%s", code, out, errs)
+	}
+}
