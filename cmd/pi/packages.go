@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,7 +170,13 @@ func (a *app) installOne(ctx context.Context, spec, base, root, project string, 
 		// that pi update finds it from any directory.
 		src.Spec = src.Path
 	}
-	work, err := os.MkdirTemp("", "pi-install-")
+	// The work directory is in the agent dir, so that a fetched package
+	// moves into place without a copy.
+	tmp := filepath.Join(a.agentDir(), "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(tmp, "install-")
 	if err != nil {
 		return err
 	}
@@ -179,7 +186,10 @@ func (a *app) installOne(ctx context.Context, spec, base, root, project string, 
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(fetched.Dir, "extension.yaml")); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s has no extension.yaml at its top: it is not a pi extension package (a package of the TypeScript harness is installed with that harness)", spec)
+		if isPiPackage(fetched.Dir) {
+			return a.installPiPackage(ctx, src, fetched, project)
+		}
+		return fmt.Errorf("%s is neither a pi extension package (extension.yaml at its top) nor a package of the established format (a package.json, or an extensions/, skills/, prompts/ or themes/ folder)", spec)
 	}
 	pkg, err := readPackage(fetched.Dir)
 	if err != nil {
@@ -270,6 +280,13 @@ func (a *app) cmdRemove(ctx context.Context, args []string) error {
 			}
 		}
 		if found == nil {
+			done, err := a.removeDeclared(want, project, lock)
+			if err != nil {
+				return err
+			}
+			if done {
+				continue
+			}
 			return fmt.Errorf("no package %q is installed %s (pi list shows them)", want, scopeText(project))
 		}
 		if err := os.RemoveAll(found.Dir); err != nil {
@@ -327,10 +344,27 @@ func (a *app) cmdUpdate(ctx context.Context, args []string) error {
 			delete(names, e.Name)
 		}
 	}
+	decl, err := a.declaredPackages(project, lock)
+	if err != nil {
+		return err
+	}
+	var todoDecl []declaredPkg
+	for _, d := range decl {
+		named := len(names) == 0
+		for n := range names {
+			if d.is(n, a.wd, a.home) {
+				named = true
+				delete(names, n)
+			}
+		}
+		if named {
+			todoDecl = append(todoDecl, d)
+		}
+	}
 	for n := range names {
 		return fmt.Errorf("no package %q is installed %s", n, scopeText(project))
 	}
-	if len(todo) == 0 {
+	if len(todo)+len(todoDecl) == 0 {
 		fmt.Fprintf(a.stdout, "no packages installed %s\n", scopeText(project))
 		return nil
 	}
@@ -347,8 +381,18 @@ func (a *app) cmdUpdate(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "%s changed: module %s → %s; its grant applies only once given again for the new module\n", esc(e.Name), host.ShortSHA(before), host.ShortSHA(now.SHA256))
 		}
 	}
+	for _, d := range todoDecl {
+		if d.Src.Kind == packages.Local {
+			fmt.Fprintf(a.stdout, "%s loads from %s as it is there; nothing to fetch\n", esc(d.Name), esc(d.Dir))
+			continue
+		}
+		if err := a.installOne(ctx, d.Source, filepath.Dir(d.File), root, project, f.yes); err != nil {
+			fmt.Fprintf(a.stderr, "pi: update %s: %v\n", esc(d.Name), err)
+			failed++
+		}
+	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d packages not updated", failed, len(todo))
+		return fmt.Errorf("%d of %d packages not updated", failed, len(todo)+len(todoDecl))
 	}
 	return nil
 }
@@ -375,12 +419,20 @@ func (a *app) cmdList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	declared := a.listDeclared(lock)
 	if *asJSON {
-		b, _ := json.MarshalIndent(lock.Entries, "", "  ")
+		b, _ := json.MarshalIndent(append(slices.Clone(lock.Entries), declared...), "", "  ")
 		fmt.Fprintln(a.stdout, string(b))
 		return nil
 	}
-	if len(lock.Entries) == 0 {
+	for _, e := range declared {
+		state := "ok"
+		if _, err := os.Stat(e.Dir); err != nil {
+			state = "not installed (pi install " + e.Source + ")"
+		}
+		fmt.Fprintf(a.stdout, "%-20s %-22s %s  %s\n  source %s · %s\n", esc(e.Name), esc(e.Version), scopeText(e.Project), state, esc(e.Source), esc(e.Dir))
+	}
+	if len(lock.Entries) == 0 && len(declared) == 0 {
 		fmt.Fprintln(a.stdout, "no packages installed (pi install SOURCE adds one; pi ext list shows every extension that loads)")
 		return nil
 	}

@@ -151,7 +151,7 @@ func TestInstallLocalAndGitPackages(t *testing.T) {
 	}
 	// Not an extension package: refused with a reason.
 	os.Remove(filepath.Join(pkg, "extension.yaml"))
-	if _, errs, code := c.run("install", pkg); code == 0 || !strings.Contains(errs, "not a pi extension package") {
+	if _, errs, code := c.run("install", pkg); code == 0 || !strings.Contains(errs, "is neither a pi extension package") {
 		t.Errorf("a directory without extension.yaml: exit %d %s", code, errs)
 	}
 }

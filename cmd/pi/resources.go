@@ -30,6 +30,9 @@ type resourcesJSON struct {
 	Commands     []commandJSON        `json:"commands"`
 	Prompt       []sectionJSON        `json:"promptSections"`
 	Diagnostics  []diag.Diagnostic    `json:"diagnostics"`
+	// Packages are the installed packages of the established format the
+	// settings declare, with what each contributes.
+	Packages []resources.Package `json:"packages"`
 }
 
 // sectionJSON is one section of the prompt the next request would carry,
@@ -109,7 +112,10 @@ func (a *app) cmdResources(ctx context.Context, args []string) error {
 	l := w.loaded
 	out := resourcesJSON{Cwd: l.Cwd, AgentDir: l.AgentDir, Trust: l.Trust, Settings: l.Settings.Files,
 		ContextFiles: []pathJSON{}, Append: []sourceJSON{}, Skills: []skillJSON{}, Templates: []templateJSON{},
-		Sections: []settingsSection{}, Extensions: []extensionJSON{}, Commands: []commandJSON{}}
+		Sections: []settingsSection{}, Extensions: []extensionJSON{}, Commands: []commandJSON{}, Packages: l.Packages}
+	if out.Packages == nil {
+		out.Packages = []resources.Package{}
+	}
 	for _, f := range l.ContextFiles {
 		out.ContextFiles = append(out.ContextFiles, pathJSON{Path: f.Path, Bytes: len(f.Content)})
 	}

@@ -28,6 +28,9 @@ func (a *app) loadThemes(l *resources.Loaded, f *themeFlags) (*theme.Set, []diag
 			src.Settings = append(src.Settings, absPath(resources.ExpandHome(e, a.home), filepath.Dir(v.File)))
 		}
 	}
+	for _, p := range l.Packages {
+		src.Settings = append(src.Settings, p.Resources.Themes...)
+	}
 	if l.Trust.Trusted {
 		src.Dirs = append(src.Dirs, filepath.Join(l.ProjectDir, "themes"))
 	}

@@ -100,3 +100,13 @@ func (l *Lock) Save() error {
 	}
 	return atomicfile.Write(l.path, append(b, '\n'), 0o600)
 }
+
+// FindSource returns the entry installed from source in project.
+func (l *Lock) FindSource(source, project string) (Entry, bool) {
+	for _, e := range l.Entries {
+		if e.Source == source && e.Project == project {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}

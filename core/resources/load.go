@@ -3,6 +3,7 @@ package resources
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 
 	"github.com/piwasm/pi/core/diag"
 	"github.com/piwasm/pi/core/keybind"
@@ -72,6 +73,10 @@ type Loaded struct {
 	Values        *settings.Settings `json:"-"`
 	Trust         TrustState         `json:"trust"`
 	ExtensionDirs []string           `json:"extensionDirs"`
+	// Packages are the installed packages of the established format the
+	// settings declare; their skills and prompts are among Skills and
+	// Templates, their extension entry files among ExtensionDirs.
+	Packages []Package `json:"packages,omitempty"`
 	Diagnostics   []diag.Diagnostic  `json:"diagnostics"`
 	// Keybindings is what the agent dir's keybindings.json sets (its
 	// problems are among Diagnostics).
@@ -198,11 +203,23 @@ func Load(cfg Config) (*Loaded, error) {
 	collect(d)
 	l.AppendParts, l.AppendSources, l.AppendPrompt = parts, srcs, joinAppend(parts)
 
+	// Packages, whose resources come after the settings' own paths.
+	pkgs, d := findPackages(l.Values, agentDir, l.ProjectDir, cfg.Home)
+	collect(d)
+	l.Packages = pkgs
+	skillPaths, promptPaths := slices.Clone(merged.Skills), slices.Clone(merged.Prompts)
+	var pkgExts []string
+	for _, p := range pkgs {
+		skillPaths = append(skillPaths, p.Resources.Skills...)
+		promptPaths = append(promptPaths, p.Resources.Prompts...)
+		pkgExts = append(pkgExts, p.Resources.Extensions...)
+	}
+
 	// Skills and templates.
 	skills, d := findSkills(skillSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoSkills,
-		SettingsPaths: merged.Skills, Paths: cfg.SkillPaths,
+		SettingsPaths: skillPaths, Paths: cfg.SkillPaths,
 	})
 	collect(d)
 	l.Skills = skills[:0]
@@ -216,7 +233,7 @@ func Load(cfg Config) (*Loaded, error) {
 	templates, d := findTemplates(templateSearch{
 		Cwd: cwd, AgentDir: agentDir, Home: cfg.Home,
 		Trusted: trust.Trusted, SkipNote: skipNote, NoDefaults: cfg.NoPromptTemplates,
-		SettingsPaths: merged.Prompts, Paths: cfg.TemplatePaths,
+		SettingsPaths: promptPaths, Paths: cfg.TemplatePaths,
 	})
 	collect(d)
 	l.Templates = templates[:0]
@@ -235,6 +252,11 @@ func Load(cfg Config) (*Loaded, error) {
 		SettingsPaths: merged.Extensions, Paths: cfg.ExtensionPaths,
 	})
 	collect(d)
+	for _, e := range pkgExts {
+		if !slices.Contains(exts, e) {
+			exts = append(exts, e)
+		}
+	}
 	l.ExtensionDirs = exts
 
 	l.Diagnostics = ds

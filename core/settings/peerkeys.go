@@ -107,11 +107,11 @@ func peerKeys() []Key {
 		// Shell.
 		{Name: "shellPath", Kind: String, Status: Applied},
 		{Name: "shellCommandPrefix", Kind: String, Status: Applied},
-		{Name: "npmCommand", Kind: Strings, Status: NotApplicable, Note: noPackages},
+		{Name: "npmCommand", Kind: Strings, Status: Applied, Note: "the command pi install runs to fetch a package's npm dependencies (never its install scripts)"},
 		{Name: "selfUpdateCommand", Kind: Strings, Scope: GlobalOnly, Status: NotApplicable, Note: "pi does not update itself"},
 
 		// Resources. core/resources checks extensions, skills and prompts.
-		{Name: "packages", Kind: List, Status: Applied, Note: "a trusted project's list is what pi install installs with no arguments; pi keeps its own installs in pi-packages.json"},
+		{Name: "packages", Kind: List, Status: Applied, Note: "packages of the established format (pi install records them here and loads their extensions, skills, prompts and themes); pi's WebAssembly packages are pinned in pi-packages.json"},
 		{Name: "extensions", Kind: Any, Status: Applied, Note: "paths of WASM extension packages"},
 		{Name: "skills", Kind: Any, Status: Applied},
 		{Name: "prompts", Kind: Any, Status: Applied},
