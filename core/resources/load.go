@@ -76,8 +76,8 @@ type Loaded struct {
 	// Packages are the installed packages of the established format the
 	// settings declare; their skills and prompts are among Skills and
 	// Templates, their extension entry files among ExtensionDirs.
-	Packages []Package `json:"packages,omitempty"`
-	Diagnostics   []diag.Diagnostic  `json:"diagnostics"`
+	Packages    []Package         `json:"packages,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 	// Keybindings is what the agent dir's keybindings.json sets (its
 	// problems are among Diagnostics).
 	Keybindings keybind.Config `json:"-"`
