@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piwasm/pi/core/session/sessioncmd"
+
 	"github.com/piwasm/pi/core/prompt"
 	"github.com/piwasm/pi/core/session"
 	"github.com/piwasm/pi/internal/scripted"
@@ -139,7 +141,7 @@ func TestSessionListNamesAndBranches(t *testing.T) {
 	tr.SetName("the experiment")
 	tr.Close()
 
-	var list []sessionSummary
+	var list []sessioncmd.Summary
 	out, errs, code := c.run("session", "list", "--cwd", proj, "--json")
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
 		t.Fatalf("list: %d %q %q", code, out, errs)

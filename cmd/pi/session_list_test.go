@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/piwasm/pi/core/session/sessioncmd"
 )
 
 // Two runs in one directory and one elsewhere: list shows this directory's
@@ -20,7 +22,7 @@ func TestSessionListAndShow(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", r, code, errs)
 		}
 	}
-	var list []sessionSummary
+	var list []sessioncmd.Summary
 	out, errs, code := c.run("session", "list", "--cwd", proj, "--json")
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil {
 		t.Fatalf("list: %d %q %q", code, out, errs)
@@ -40,6 +42,15 @@ func TestSessionListAndShow(t *testing.T) {
 	out, _, code = c.run("session", "show", sessions[0])
 	if code != 0 || !strings.Contains(out, "1 request (--request N shows one, 0 to 0)") {
 		t.Fatalf("show: %d %q", code, out)
+	}
+	// An id prefix names a session as --session's does (issue 35, item 12).
+	prefix := list[2].ID[:len(list[2].ID)-4]
+	out, errs, code = c.run("session", "show", prefix)
+	if code != 0 || !strings.Contains(out, "session "+list[2].ID) {
+		t.Fatalf("show %s (an id prefix): %d %q %q", prefix, code, out, errs)
+	}
+	if _, errs, code = c.run("session", "show", "no-such-session"); code == 0 || !strings.Contains(errs, "no-such-session") {
+		t.Fatalf("show of an unknown id: exit %d %q", code, errs)
 	}
 	for _, help := range [][]string{{"session", "--help"}, {"session", "show", "--help"}, {"session", "list", "--help"}} {
 		if out, errs, code := c.run(help...); code != 0 || out == "" {
