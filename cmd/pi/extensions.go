@@ -15,18 +15,29 @@ import (
 	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/host"
+	"github.com/piwasm/pi/host/jsext"
 )
 
 // extEnv is the loaded extensions of one command.
 type extEnv struct {
-	rt         *host.Runtime
-	exts       []*host.Extension
+	rt   *host.Runtime
+	exts []*host.Extension
+	// js runs the TypeScript/JavaScript extensions (jsExts), nil when
+	// there are none.
+	js         *jsext.Runtime
+	jsExts     []*jsext.Extension
 	dispatcher *hooks.Dispatcher
 	diags      []diag.Diagnostic
 }
 
 func (e *extEnv) close(ctx context.Context) {
-	if e == nil || e.rt == nil {
+	if e == nil {
+		return
+	}
+	if e.js != nil {
+		e.js.Close(ctx)
+	}
+	if e.rt == nil {
 		return
 	}
 	// The runtime closes every extension it loaded, after stopping what
@@ -57,18 +68,30 @@ func (a *app) extensionDirs(c *common, l *resources.Loaded) []string {
 // fail to load become diagnostics; the command goes on without them.
 func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded) (*extEnv, error) {
 	env := &extEnv{}
-	dirs := a.extensionDirs(c, l)
-	if len(dirs) == 0 {
+	all := a.extensionDirs(c, l)
+	if len(all) == 0 {
 		env.dispatcher = hooks.New(nil)
 		return env, nil
 	}
-	grants, err := a.grantsFor(c, dirs)
+	dirs, scripts := splitScriptExtensions(all)
+	wasmGrants, jsGrants := splitGrantFlags(c.grants, scripts)
+	wc := *c
+	wc.grants = wasmGrants
+	grants, err := a.grantsFor(&wc, dirs)
 	if err != nil {
 		return nil, err
 	}
 	var extUI host.UI = &host.DefaultUI{W: a.stderr}
 	if c.extUI != nil {
 		extUI = c.extUI
+	}
+	if len(scripts) > 0 {
+		js, jsExts, jdiags, err := a.openScriptExtensions(ctx, c, l, scripts, jsGrants, extUI)
+		if err != nil {
+			return nil, err
+		}
+		env.js, env.jsExts = js, jsExts
+		env.diags = append(env.diags, jdiags...)
 	}
 	rt, err := host.NewRuntime(ctx, host.Config{
 		UI:              extUI,
@@ -89,12 +112,14 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 		},
 	})
 	if err != nil {
+		env.close(ctx)
 		return nil, fmt.Errorf("start the extension runtime: %w", err)
 	}
 	env.rt = rt
 	exts, diags := rt.Load(ctx, dirs, grants)
 	env.exts = exts
-	env.diags = append(diags, unknownConfigNames(l.Settings, exts)...)
+	env.diags = append(env.diags, diags...)
+	env.diags = append(env.diags, unknownConfigNames(l.Settings, exts, env.jsExts)...)
 	// A flag pi cannot offer is said at every load, not only when it is
 	// used on the command line.
 	var ms []manifestAt
@@ -111,15 +136,15 @@ func (a *app) openExtensions(ctx context.Context, c *common, l *resources.Loaded
 	if !c.noMemo {
 		store = host.NewDirStore(host.MemoDir(a.agentDir()))
 	}
-	handlers := make([]hooks.Handler, len(exts))
-	for i, x := range exts {
-		handlers[i] = host.Handler(x, store)
-	}
+	handlers := orderHandlers(all, exts, func(x *host.Extension) hooks.Handler { return host.Handler(x, store) }, env.jsExts)
 	env.dispatcher = hooks.New(handlers)
 	if report := c.extError; report != nil {
 		dirs := make(map[string]string, len(exts))
 		for _, x := range exts {
 			dirs[x.Name()] = x.Dir()
+		}
+		for _, x := range env.jsExts {
+			dirs[x.Name()] = x.Path()
 		}
 		env.dispatcher.SetOnFailure(func(f hooks.Failure) { report(dirs[f.Extension], f.Hook, f.Err.Error()) })
 	}
@@ -330,9 +355,12 @@ func extensionConfig(s resources.Settings) map[string]json.RawMessage {
 // unknownConfigNames reports extensionConfig entries that name no loaded
 // extension: a misspelt name would otherwise leave a policy on its
 // defaults without a word.
-func unknownConfigNames(s resources.Settings, exts []*host.Extension) []diag.Diagnostic {
+func unknownConfigNames(s resources.Settings, exts []*host.Extension, scripts []*jsext.Extension) []diag.Diagnostic {
 	loaded := map[string]bool{}
 	for _, x := range exts {
+		loaded[x.Name()] = true
+	}
+	for _, x := range scripts {
 		loaded[x.Name()] = true
 	}
 	var out []diag.Diagnostic

@@ -23,6 +23,9 @@ type common struct {
 	// interactive and RPC modes; nil gives the default answers at once
 	// (print and JSON mode) and writes notifications to stderr.
 	extUI host.UI
+	// extMode is what TypeScript extensions see as ctx.mode
+	// ("interactive", "rpc"; "" is print).
+	extMode string
 	// extError, when set, hears of each extension hook failure that is
 	// skipped, as it happens (RPC mode's extension_error): the package
 	// directory, the hook and the cause.

@@ -48,6 +48,7 @@ func (a *app) runUI(ctx context.Context, c *common, r *runFlags, inputs []sessio
 	}
 	q := &ui.Questions{}
 	c.extUI = q.ExtensionUI()
+	c.extMode = "interactive"
 	c.notice = q.Notice
 	ls, err := a.openLive(ctx, c, r, q)
 	if err != nil {

@@ -223,6 +223,19 @@ func (a *app) openLive(ctx context.Context, c *common, r *runFlags, asker permis
 	}
 	// Clashes were reported when the world was prepared.
 	_ = addExtensionTools(reg, w.ext.exts, w.loaded.Cwd)
+	_ = addScriptTools(reg, w.ext.jsExts, w.loaded.Cwd)
+	if w.ext.js != nil {
+		// TypeScript extensions run commands through the bash tool's
+		// sandboxed shell and reach files under its guard, and read the
+		// session in use.
+		w.ext.js.BindTools(env)
+		w.ext.js.BindSession(func() string {
+			if rt != nil {
+				return rt.Transcript().Path
+			}
+			return tr.Path
+		})
+	}
 	gate := &session.Gate{Checker: checker, Paths: paths, Asker: asker, Next: session.NewExtensionHooks(w.ext.dispatcher, w.loaded.Cwd),
 		Record: func(d session.Decision) error {
 			// The decision goes to the session in use now (a session can

@@ -42,6 +42,7 @@ func (a *app) prepareWorld(ctx context.Context, c *common) (*prepared, error) {
 		return nil, err
 	}
 	ext.diags = append(ext.diags, addExtensionTools(reg, ext.exts, l.Cwd)...)
+	ext.diags = append(ext.diags, addScriptTools(reg, ext.jsExts, l.Cwd)...)
 	selected, tdiags, err := selectTools(reg, c, l.Values)
 	ext.diags = append(ext.diags, tdiags...)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 func (a *app) runRPC(ctx context.Context, c *common, r *runFlags) error {
 	s := rpc.NewServer(a.stdout)
 	c.extUI = s.ExtensionUI()
+	c.extMode = "rpc"
 	c.extError = s.ExtensionError
 	ls, err := a.openLive(ctx, c, r, s)
 	if err != nil {

@@ -90,8 +90,13 @@ func TestBeforeAgentStartChain(t *testing.T) {
 			for _, s := range ev.Options.Sections {
 				found = found || (s.Name == "team" && s.Source == "extension:first")
 			}
-			if !found || !strings.Contains(ev.SystemPrompt, "<team>") {
+			if !found {
 				t.Errorf("second did not see first's section: %+v", ev.Options.Sections)
+			}
+			// first forced the prompt: as in the established harness, the
+			// next handler's systemPrompt is the forced text.
+			if ev.SystemPrompt != "forced by first" {
+				t.Errorf("second saw the prompt %.80q, want first's forced prompt", ev.SystemPrompt)
 			}
 			return abi.BeforeAgentStartResult{
 				Ops:         []abi.Op{{Op: abi.OpAddGuideline, Text: "Mind the policy."}, {Op: abi.OpRemoveSection, Name: "docs"}},

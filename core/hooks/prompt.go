@@ -63,10 +63,16 @@ func (d *Dispatcher) BeforeAgentStart(ctx context.Context, input string, opts pr
 			continue
 		}
 		ev, err := view.event()
+		fetch := view.fetch
+		if out.Forced != nil {
+			// An earlier handler replaced the prompt: the next one sees
+			// that prompt (the established harness chains them so).
+			ev.SystemPrompt, ev.SystemPromptBytes, fetch = forcedView(out.Forced.Text, view.fetch)
+		}
 		var next *optionsView
 		var res abi.BeforeAgentStartResult
 		if err == nil {
-			res, err = h.BeforeAgentStart(ctx, ev, view.fetch)
+			res, err = h.BeforeAgentStart(ctx, ev, fetch)
 			if err == nil {
 				next, err = startStep(out.Options, res, input, h.Name())
 			}
@@ -514,4 +520,19 @@ func fromAssembleEvent(ev abi.AssembleEvent, prev *prompt.Assembly, touched map[
 	}
 	out.Sort()
 	return out, nil
+}
+
+// forcedView is the prompt fields of an event after a handler forced text:
+// inline when small enough, otherwise served under abi.KeySystemPrompt.
+func forcedView(text string, fetch Fetcher) (inline string, size int, f Fetcher) {
+	f = func(key string) ([]byte, bool) {
+		if key == abi.KeySystemPrompt {
+			return []byte(text), true
+		}
+		return fetch(key)
+	}
+	if len(text) <= abi.InlinePromptMax {
+		return text, 0, f
+	}
+	return "", len(text), f
 }

@@ -21,8 +21,9 @@ type extensionSearch struct {
 	Paths               []string
 }
 
-// findExtensionDirs lists candidate extension package directories, in load
-// order and without duplicates: each subdirectory of agent-dir extensions/,
+// findExtensionDirs lists candidate extension package directories (and
+// TypeScript/JavaScript extension files), in load order and without
+// duplicates: each subdirectory and .ts/.js file of agent-dir extensions/,
 // each subdirectory of project .pi/extensions/ (trusted projects only), the
 // settings paths, then the explicit paths. Subdirectories whose name starts
 // with a dot are passed over. An explicit or settings path that is not a
@@ -48,7 +49,7 @@ func findExtensionDirs(s extensionSearch) ([]string, []diag.Diagnostic) {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())
-			if isDir(p) {
+			if isDir(p) || isScriptExtension(p) {
 				add(p)
 			}
 		}
@@ -72,11 +73,11 @@ func findExtensionDirs(s extensionSearch) ([]string, []diag.Diagnostic) {
 		}
 	}
 	explicit := func(p string) {
-		if !isDir(p) {
+		if !isDir(p) && !isScriptExtension(p) {
 			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 				ds.add(KindWarning, p, "extension path does not exist")
 			} else {
-				ds.add(KindWarning, p, "extension path is not a directory (an extension is a directory holding %s)", "extension.yaml")
+				ds.add(KindWarning, p, "extension path is not a directory or a TypeScript/JavaScript file (an extension is a directory holding %s or index.ts, or a .ts/.js file)", "extension.yaml")
 			}
 			return
 		}
@@ -89,4 +90,15 @@ func findExtensionDirs(s extensionSearch) ([]string, []diag.Diagnostic) {
 		explicit(resolvePath(p, cwd, s.Home))
 	}
 	return out, ds
+}
+
+// isScriptExtension reports whether p is a TypeScript or JavaScript file,
+// which the established harness loads as an extension (host/jsext runs it).
+func isScriptExtension(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".ts", ".mts", ".js", ".mjs":
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	return false
 }

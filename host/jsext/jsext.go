@@ -45,12 +45,11 @@ type Config struct {
 	// Exec runs a shell command line through pi's sandboxed bash (nil:
 	// extensions cannot run commands).
 	Exec func(ctx context.Context, req ExecRequest) (ExecResult, error)
-	// CheckWrite reports whether the sandbox lets the file tools write the
-	// resolved path (nil: only the project root is writable).
-	CheckWrite func(resolved string) error
-	// DenyRead lists resolved paths no one may read (credentials), even
-	// with a files grant.
-	DenyRead []string
+	// Guard applies the sandbox's file rules to a resolved path, as for
+	// the file tools: the read deny list (credentials) and the writable
+	// roots. Nil: reads follow the grants only and writes stay in the
+	// project.
+	Guard func(write bool, resolved string) error
 	// AskGrant, when not nil, asks the person whether the extension may
 	// use a capability it has no grant for (kind: exec, files, network,
 	// env; detail names what exactly); a yes is remembered for the run
@@ -468,7 +467,7 @@ func (e *Extension) dispatch(ctx context.Context, msg map[string]any, budget tim
 }
 
 func (e *Extension) ctxInfo() map[string]any {
-	c := e.rt.cfg
+	c := e.rt.config()
 	return map[string]any{"mode": c.Mode, "hasUI": c.HasUI, "trusted": c.ProjectRoot != ""}
 }
 
@@ -537,4 +536,11 @@ func Entry(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: no index.ts or index.js in the directory", path)
+}
+
+// config returns the configuration as bound so far (see BindTools).
+func (r *Runtime) config() Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg
 }

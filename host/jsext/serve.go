@@ -61,7 +61,7 @@ func (e *Extension) serve(ctx context.Context, op string, payload []byte) ([]byt
 }
 
 func (e *Extension) serveOp(ctx context.Context, op string, payload []byte) (any, error) {
-	cfg := &e.rt.cfg
+	cfg := e.rt.config()
 	switch op {
 	case "log":
 		var r struct{ Level, Text string }
@@ -246,11 +246,11 @@ func apiName(op string) string {
 // act runs a session action, or records member as unsupported when this
 // mode has no actions.
 func (e *Extension) act(member string, f func(Actions) error) error {
-	if e.rt.cfg.Actions == nil {
+	if e.rt.config().Actions == nil {
 		e.used[member] = true
 		return nil
 	}
-	return f(e.rt.cfg.Actions)
+	return f(e.rt.config().Actions)
 }
 
 func contentText(c json.RawMessage) string {
@@ -305,7 +305,7 @@ func (e *Extension) need(ctx context.Context, kind, item, what string) error {
 		return nil
 	}
 	key := kind + ":" + item
-	if ask := e.rt.cfg.AskGrant; ask != nil && !e.asked[key] {
+	if ask := e.rt.config().AskGrant; ask != nil && !e.asked[key] {
 		e.asked[key] = true
 		if ask(ctx, e.name, kind, what) {
 			g := e.grant
@@ -321,8 +321,8 @@ func (e *Extension) need(ctx context.Context, kind, item, what string) error {
 				g.Files = append(g.Files, item)
 			}
 			e.grant = g
-			if e.rt.cfg.SaveGrant != nil {
-				e.rt.cfg.SaveGrant(e.name, g)
+			if e.rt.config().SaveGrant != nil {
+				e.rt.config().SaveGrant(e.name, g)
 			}
 			return nil
 		}
@@ -378,14 +378,14 @@ func (e *Extension) checkPath(ctx context.Context, p string, write bool) (string
 		return "", fmt.Errorf("EINVAL: %q is not an absolute path", p)
 	}
 	r := resolve(p)
-	for _, d := range e.rt.cfg.DenyRead {
-		if within(r, d) {
-			return "", fmt.Errorf("EACCES: %s is a protected path (credentials) that extensions never reach", p)
+	if g := e.rt.config().Guard; g != nil {
+		if err := g(false, r); err != nil {
+			return "", fmt.Errorf("EACCES: %v", err)
 		}
 	}
 	root := ""
-	if e.rt.cfg.ProjectRoot != "" {
-		root = resolve(e.rt.cfg.ProjectRoot)
+	if e.rt.config().ProjectRoot != "" {
+		root = resolve(e.rt.config().ProjectRoot)
 	}
 	if !within(r, root) {
 		verb := "read"
@@ -397,8 +397,8 @@ func (e *Extension) checkPath(ctx context.Context, p string, write bool) (string
 		}
 	}
 	if write {
-		if cw := e.rt.cfg.CheckWrite; cw != nil {
-			if err := cw(r); err != nil {
+		if g := e.rt.config().Guard; g != nil {
+			if err := g(true, r); err != nil {
 				return "", fmt.Errorf("EACCES: %v", err)
 			}
 		} else if !within(r, root) {
@@ -569,7 +569,7 @@ func (e *Extension) serveExec(ctx context.Context, payload []byte) (any, error) 
 	if err := e.need(ctx, GrantExec, "commands", fmt.Sprintf("run commands (%s)", short)); err != nil {
 		return nil, err
 	}
-	run := e.rt.cfg.Exec
+	run := e.rt.config().Exec
 	if run == nil {
 		return nil, errors.New("EACCES: this pi runs no commands for extensions")
 	}
@@ -579,7 +579,7 @@ func (e *Extension) serveExec(ctx context.Context, payload []byte) (any, error) 
 	}
 	cwd := r.Cwd
 	if cwd == "" {
-		cwd = e.rt.cfg.Cwd
+		cwd = e.rt.config().Cwd
 	}
 	// The command is not the guest's CPU time: the call's deadline was
 	// paused by the engine for this host request; the command has its own.
@@ -680,7 +680,7 @@ func (e *Extension) serveUI(ctx context.Context, payload []byte) (any, error) {
 			return nil, fmt.Errorf("ui: at most %d dialogs and notifications per call", maxQuestions)
 		}
 	}
-	ui := e.rt.cfg.UI
+	ui := e.rt.config().UI
 	if ui == nil {
 		ui = &host.DefaultUI{}
 	}
