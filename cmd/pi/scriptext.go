@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/piwasm/pi/core/diag"
+	"github.com/piwasm/pi/core/hooks"
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
-	"github.com/piwasm/pi/hooks"
 	"github.com/piwasm/pi/host"
 	"github.com/piwasm/pi/host/jsext"
 )
