@@ -71,13 +71,3 @@ require github.com/evanw/esbuild v0.28.2
 // function bodies and maps the cached native code from its file (see
 // third_party/wazero/PI-PATCH.md).
 replace github.com/tetratelabs/wazero => ./third_party/wazero
-
-// jsonschema-go (the MCP SDK's schemas) with its table of the Schema
-// type's fields, its standard-library schemas, a regexp and two replacers
-// made on first use (see third_party/jsonschema-go/PI-PATCH.md).
-replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
-
-// The MCP SDK with its pagination cursors written without encoding/gob
-// (the same bytes), so that no pi process pays for gob's initialisation
-// (see third_party/mcp-go-sdk/PI-PATCH.md).
-replace github.com/modelcontextprotocol/go-sdk => ./third_party/mcp-go-sdk
