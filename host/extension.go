@@ -54,6 +54,9 @@ type Extension struct {
 	rcfg       wazero.RuntimeConfig
 	compileErr error // set when a compilation ran over its time
 
+	// ui counts the dialogs and notifications it showed lately.
+	ui uiBudget
+
 	mu      sync.Mutex
 	inst    *instance
 	call    *callState // the call in progress (host functions read it)

@@ -193,16 +193,29 @@ func (e *Extension) ask(ctx context.Context, kind, req string) ([]byte, int64) {
 	}
 	cs.questions++
 	q.Extension = termtext.Escape(e.Name())
+	ui := e.rt.cfg.UI
+	if ui == nil {
+		ui = &DefaultUI{}
+	}
+	if kind != AskStatus && kind != AskWidget && kind != AskTitle && kind != AskEditorText {
+		// Dialogs and notifications interrupt the person: across calls an
+		// extension gets uiBudgetMax of them a minute; the rest take the
+		// default answer, told once per minute.
+		ok, tell := e.ui.allow(time.Now())
+		if tell {
+			ui.Ask(ctx, Question{Extension: q.Extension, Kind: AskNotify, Level: "warning", Timeout: q.Timeout,
+				Message: fmt.Sprintf("asks too often: its dialogs and notifications get no answer for up to a minute (%d a minute at most)", uiBudgetMax)})
+		}
+		if !ok {
+			return nil, abi.ErrDenied
+		}
+	}
 	if kind == AskStatus || kind == AskWidget {
 		q.Key = q.Extension
 		if q.Title != "" { // the guest's key, escaped by parseQuestion
 			q.Key += ":" + q.Title
 			q.Title = ""
 		}
-	}
-	ui := e.rt.cfg.UI
-	if ui == nil {
-		ui = &DefaultUI{}
 	}
 	// The question is asked outside the call's deadline: the person's time
 	// to answer is not the guest's CPU time. The deadline is paused while
@@ -247,6 +260,42 @@ func (e *Extension) ask(ctx context.Context, kind, req string) ([]byte, int64) {
 		}
 	}
 	return val, code
+}
+
+// uiBudgetMax is how many dialogs and notifications one extension may
+// show in uiBudgetWindow, whatever number of calls they come from (a hook
+// that notifies on every event would otherwise bury the session).
+const (
+	uiBudgetMax    = 2 * abi.MaxUIQuestions
+	uiBudgetWindow = time.Minute
+)
+
+// uiBudget counts an extension's recent dialogs and notifications.
+type uiBudget struct {
+	mu     sync.Mutex
+	recent []time.Time // within the window, oldest first
+	told   time.Time   // when the person was last told of refusals
+}
+
+// allow reports whether one more may be shown at now, and whether the
+// person should be told now that they are refused (once a window).
+func (b *uiBudget) allow(now time.Time) (ok, tell bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := 0
+	for i < len(b.recent) && now.Sub(b.recent[i]) >= uiBudgetWindow {
+		i++
+	}
+	b.recent = b.recent[i:]
+	if len(b.recent) < uiBudgetMax {
+		b.recent = append(b.recent, now)
+		return true, false
+	}
+	if b.told.IsZero() || now.Sub(b.told) >= uiBudgetWindow {
+		b.told = now
+		return false, true
+	}
+	return false, false
 }
 
 // parseQuestion reads a UIRequest of kind into a Question with escaped

@@ -275,3 +275,50 @@ func TestParseQuestionStatusAndWidget(t *testing.T) {
 		t.Errorf("the prefill lost its line break: %q", q.Prefill)
 	}
 }
+
+// Hostile case (issue 32): a flood of dialogs and notifications spread
+// over many calls (a hook that notifies on every event), each call within
+// its own cap. Across calls an extension shows at most uiBudgetMax a
+// minute; the rest take the default answer, and the person is told once.
+func TestUIFloodAcrossCallsIsBounded(t *testing.T) {
+	ui := &fakeUI{answer: func(context.Context, Question) Answer { return Answer{Confirmed: true} }}
+	rt := uiRuntime(t, ui)
+	m := strings.Replace(hostileManifest, "timeoutMs: 5000", "timeoutMs: 300", 1)
+	e := loadOn(t, rt, Grants{"hostile": {Files: []string{"allowed.txt", "ok/*.txt"}}}, pkg(t, "hostile", m))
+	for range 4 {
+		_, err := e.BeforeAgentStart(context.Background(), abi.BeforeAgentStartEvent{Input: "ui-flood"}, nil)
+		callErr(t, err, "hostile", CauseTimeout)
+	}
+	qs := ui.questions()
+	if len(qs) != uiBudgetMax+1 {
+		t.Fatalf("%d questions reached the person, want %d and one notice", len(qs), uiBudgetMax)
+	}
+	last := qs[len(qs)-1]
+	if last.Kind != AskNotify || last.Extension != "hostile" || last.Level != "warning" || !strings.Contains(last.Message, "asks too often") {
+		t.Fatalf("the person was not told: %+v", last)
+	}
+}
+
+func TestUIBudget(t *testing.T) {
+	var b uiBudget
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range uiBudgetMax {
+		if ok, tell := b.allow(t0.Add(time.Duration(i) * time.Second)); !ok || tell {
+			t.Fatalf("question %d refused", i)
+		}
+	}
+	at := t0.Add(uiBudgetMax * time.Second)
+	if ok, tell := b.allow(at); ok || !tell {
+		t.Fatalf("over the budget: ok %v tell %v", ok, tell)
+	}
+	if ok, tell := b.allow(at.Add(time.Second)); ok || tell {
+		t.Fatalf("told twice: ok %v tell %v", ok, tell)
+	}
+	// A minute after the first, one slot is free again.
+	if ok, _ := b.allow(t0.Add(uiBudgetWindow)); !ok {
+		t.Fatal("the window did not move")
+	}
+	if ok, _ := b.allow(t0.Add(uiBudgetWindow)); ok {
+		t.Fatal("two slots for one")
+	}
+}

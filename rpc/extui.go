@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/piwasm/pi/host"
@@ -31,7 +32,8 @@ func (u extensionUI) Ask(ctx context.Context, q host.Question) host.Answer {
 			}
 			text += q.Message
 		}
-		rec["message"], rec["notifyType"] = "["+q.Extension+"] "+text, q.Level
+		// Every line names the extension, so that none passes for pi's.
+		rec["message"], rec["notifyType"] = "["+q.Extension+"] "+strings.ReplaceAll(text, "\n", "\n["+q.Extension+"] "), q.Level
 		s.out.emit(rec)
 		return host.Answer{}
 	}

@@ -431,6 +431,9 @@ type option struct {
 // dialog is a question with options, answered with arrows and enter, a
 // shortcut key, or esc (choose gets -1).
 type dialog struct {
+	// from is the extension that asks ("" for pi's own dialogs); its
+	// dialogs end with a line that says so.
+	from    string
 	title   string
 	body    string
 	options []option
@@ -503,6 +506,9 @@ func (d *dialog) view(width int, st render.Styles) string {
 			line = st.Title.Render(line)
 		}
 		b.WriteString("\n" + st.Accent.Render("┃ ") + truncateTo(line, width-2))
+	}
+	if d.from != "" {
+		b.WriteString("\n" + st.Accent.Render("┃ ") + st.Dim.Render(truncateTo(askedBy(d.from), width-2)))
 	}
 	return b.String()
 }

@@ -81,7 +81,13 @@ func notifyText(q host.Question) string {
 	case "error":
 		mark = "✗"
 	}
-	return fmt.Sprintf("%s [%s] %s", mark, q.Extension, text)
+	// Every line names the extension: a later line of the message must
+	// not pass for a notice of pi's own.
+	lines := strings.Split(text, "\n")
+	for i := range lines {
+		lines[i] = "[" + q.Extension + "] " + lines[i]
+	}
+	return mark + " " + strings.Join(lines, "\n  ")
 }
 
 // extensionDialog is the dialog of an extension's question. The title
@@ -93,10 +99,10 @@ func extensionDialog(a extAskMsg) *dialog {
 		a.reply <- ans
 		return nil
 	}
-	d := &dialog{title: title, body: q.Message, owner: a.reply}
+	d := &dialog{title: title, body: q.Message, owner: a.reply, from: q.Extension}
 	switch q.Kind {
 	case host.AskEditor:
-		d.custom = &editorDialog{title: title, text: []rune(q.Prefill), reply: a.reply}
+		d.custom = &editorDialog{from: q.Extension, title: title, text: []rune(q.Prefill), reply: a.reply}
 	case host.AskSelect:
 		for _, o := range q.Options {
 			d.options = append(d.options, option{label: o})
@@ -119,6 +125,12 @@ func extensionDialog(a extAskMsg) *dialog {
 		d.cancel = func(m *Model) tea.Cmd { return answer(host.Answer{Cancelled: true}) }
 	}
 	return d
+}
+
+// askedBy is the last line of an extension's dialog: whatever its title
+// and text say, the person reads who asks, and that pi does not.
+func askedBy(ext string) string {
+	return "asked by the extension " + ext + ", not by pi"
 }
 
 // extTitleMsg sets the window's title ("": pi's own); extEditorTextMsg
@@ -209,6 +221,7 @@ func (s *extStatus) line() string {
 // text, opened with the prefill. Enter hands the text back; shift+enter,
 // alt+enter or ctrl+j starts a new line; esc gives no answer.
 type editorDialog struct {
+	from  string // the extension that asks
 	title string
 	text  []rune
 	reply chan host.Answer
@@ -264,5 +277,6 @@ func (e *editorDialog) view(width int, st render.Styles) string {
 		b.WriteString("\n" + bar + truncateTo(termtext.Escape(l), width-2))
 	}
 	b.WriteString("\n" + bar + st.Dim.Render("enter: done · shift+enter: new line · esc: cancel"))
+	b.WriteString("\n" + bar + st.Dim.Render(askedBy(e.from)))
 	return b.String()
 }
