@@ -166,6 +166,9 @@ func (a *app) load(c *common) (*resources.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.fetchOneOffs(c); err != nil {
+		return nil, err
+	}
 	l, err := resources.Load(resources.Config{
 		Cwd: cwd, AgentDir: a.agentDir(), Home: a.home,
 		SystemPrompt: a.fromShell(c.systemPrompt), AppendSystemPrompt: a.fromShell(c.appendPrompt),

@@ -221,3 +221,36 @@ func (a *app) listDeclared(lock *packages.Lock) []packages.Entry {
 	}
 	return out
 }
+
+// fetchOneOffs replaces each -e value that names an npm or git source with
+// what the fetched package offers: a WebAssembly package's directory, or
+// the extension entry files of a package of the established format (its
+// skills and prompts join --skill and --prompt-template). The package is
+// fetched once into the agent dir's cache and declared nowhere, as the
+// established harness does for -e; a value that is a path is left alone.
+func (a *app) fetchOneOffs(c *common) error {
+	var out []string
+	for _, spec := range c.extensions {
+		if !packages.IsRemote(spec) {
+			out = append(out, spec)
+			continue
+		}
+		src, err := packages.Parse(spec, a.wd, a.home)
+		if err != nil {
+			return usagef("-e %s: %v", spec, err)
+		}
+		one, err := packages.FetchOneOff(context.Background(), src, a.agentDir(), a.npmCommand(""), a.offline())
+		if err != nil {
+			return fmt.Errorf("-e %s: %w", spec, err)
+		}
+		if one.Wasm {
+			out = append(out, one.Dir)
+			continue
+		}
+		out = append(out, one.Resources.Extensions...)
+		c.skills = append(c.skills, one.Resources.Skills...)
+		c.templates = append(c.templates, one.Resources.Prompts...)
+	}
+	c.extensions = out
+	return nil
+}

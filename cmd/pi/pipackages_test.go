@@ -231,4 +231,31 @@ func TestInstallEstablishedFormatPackages(t *testing.T) {
 			}
 		})
 	}
+	// -e npm:NAME: fetched once into the cache, used for that run, declared
+	// nowhere; the next run needs no network.
+	t.Run("one-off", func(t *testing.T) {
+		c := newCLI(t)
+		s := scriptedModel(t, c, "openai-completions", []scripted.Reply{{Text: "one"}, {Text: "two"}})
+		fetched := func() int { reg.mu.Lock(); defer reg.mu.Unlock(); return reg.fetched["pi-fixture-pack"] }
+		before := fetched()
+		for i, env := range []map[string]string{nil, {"PI_OFFLINE": "1"}} {
+			c.env = env
+			if out, errs, code := c.run("-p", "--no-session", "--model", "mock/mock-1", "--cwd", c.home, "-e", "npm:pi-fixture-pack", "/fixture-greet"); code != 0 {
+				t.Fatalf("run %d: exit %d\n%s%s", i, code, out, errs)
+			}
+			if body := string(s.Requests()[i]); !strings.Contains(body, "Greet the user of the fixture package warmly") {
+				t.Errorf("run %d: the one-off package's template did not reach the model", i)
+			}
+		}
+		if n := fetched() - before; n != 1 {
+			t.Errorf("the tarball was fetched %d times, want once", n)
+		}
+		if _, err := os.Stat(filepath.Join(c.agentDir, "settings.json")); err == nil && strings.Contains(readFile(t, filepath.Join(c.agentDir, "settings.json")), "fixture") {
+			t.Error("a one-off package was declared in settings.json")
+		}
+		c.env = map[string]string{"PI_OFFLINE": "1"}
+		if _, errs, code := c.run("-p", "--no-session", "--model", "mock/mock-1", "-e", "npm:never-fetched", "hi"); code == 0 || !strings.Contains(errs, "has not been fetched before") {
+			t.Errorf("an uncached one-off offline: exit %d, %s", code, errs)
+		}
+	})
 }
