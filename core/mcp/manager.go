@@ -137,7 +137,13 @@ func (m *Manager) Wait(ctx context.Context, max time.Duration) {
 		}
 		s.startOnce()
 		d := min(max, s.cfg.Timeout) - time.Since(start)
-		if d <= 0 {
+		s.mu.Lock()
+		// A server that kept a prompt waiting once while connecting
+		// keeps no other waiting: the session goes on without it until
+		// it connects (or fails).
+		hung := s.waitedOut && s.state == StateConnecting
+		s.mu.Unlock()
+		if d <= 0 || hung {
 			continue
 		}
 		t := time.NewTimer(d)
@@ -147,6 +153,11 @@ func (m *Manager) Wait(ctx context.Context, max time.Duration) {
 			t.Stop()
 			return
 		case <-t.C:
+			s.mu.Lock()
+			if s.state == StateConnecting {
+				s.waitedOut = true
+			}
+			s.mu.Unlock()
 		}
 		// A tool list the server announced as changed is fetched before
 		// the prompt is built.
@@ -209,6 +220,11 @@ func (m *Manager) NewProblems() []Status {
 		s.mu.Lock()
 		if (st.State == StateFailed || st.State == StateNeedsAuth || st.State == StateDisconnected) && !s.reported {
 			s.reported = true
+			out = append(out, st)
+		}
+		if st.State == StateConnecting && s.waitedOut && !s.reportedSlow {
+			s.reportedSlow = true
+			st.Error = "no answer yet; the session goes on without it until it connects"
 			out = append(out, st)
 		}
 		s.mu.Unlock()
@@ -339,6 +355,9 @@ type server struct {
 	instructions string
 	closing      bool
 	reported     bool // the current failure was returned by NewProblems
+	// waitedOut: a prompt waited for this connection attempt in vain
+	// (Wait waits no more for it); reportedSlow: NewProblems said so.
+	waitedOut, reportedSlow bool
 	// refreshing counts tool-list refreshes in flight.
 	refreshing sync.WaitGroup
 	// notes are tools left out (a name clash), shown with the status.
@@ -385,6 +404,7 @@ func (s *server) startOnce() {
 	s.started = true
 	s.closing = false
 	s.reported = false
+	s.waitedOut, s.reportedSlow = false, false
 	s.done = make(chan struct{})
 	done := s.done
 	s.mu.Unlock()
