@@ -66,8 +66,3 @@ require (
 )
 
 require github.com/evanw/esbuild v0.28.2
-
-// wazero with a compilation-cache hit that skips decoding and validating
-// function bodies and maps the cached native code from its file (see
-// third_party/wazero/PI-PATCH.md).
-replace github.com/tetratelabs/wazero => ./third_party/wazero

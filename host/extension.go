@@ -15,7 +15,6 @@ import (
 	"github.com/piwasm/pi/core/hooks"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
 // FetchMap returns a hooks.Fetcher serving the entries of m. A fetcher
@@ -141,7 +140,6 @@ func (e *Extension) compile(ctx context.Context) error {
 		<-lock
 		return err
 	}
-	sum := e.pkg.sum // of exactly these bytes (compileBytes checked them)
 	type result struct {
 		rt  wazero.Runtime
 		c   wazero.CompiledModule
@@ -155,21 +153,14 @@ func (e *Extension) compile(ctx context.Context) error {
 		// Only once wazero is done: a compilation given up on still
 		// reads them.
 		defer release()
-		// wazero derives its compile cache key from the SHA-256 pi has
-		// just checked the module against, instead of hashing the module a
-		// second time (about 7 % of a Go guest's start).
-		cctx := experimental.WithModuleSHA256(context.WithoutCancel(ctx), sum)
-		if e.hasSnapshot() {
-			// Its instances will most likely be restored, which never
-			// reads the data section: wazero keeps no copy of it (1-2 MiB
-			// of a Go guest's) and reads the module again if one is not.
-			cctx = experimental.WithModuleSource(cctx, e.pkg.rereadModule)
-		}
-		rt := wazero.NewRuntimeWithConfig(cctx, e.rcfg)
-		c, err := e.instantiateHost(cctx, rt, wasm)
-		if err != nil {
-			rt.Close(cctx)
-			rt = nil
+		cctx := context.WithoutCancel(ctx)
+		rt, c, err := e.compileIn(cctx, wasm)
+		if err != nil && damagedCacheEntry(err) && e.rt.clearCompileCache() {
+			// wazero fails on a damaged entry (cut short by a full disk,
+			// say) instead of compiling again, and would fail so on every
+			// later run: the cache is emptied and the module compiled anew.
+			e.rt.log(e.Name(), "warn", "the compilation cache held a damaged entry; it was emptied and the module compiled again ("+trimErr(err).Error()+")")
+			rt, c, err = e.compileIn(cctx, wasm)
 		}
 		done <- result{rt, c, err}
 	}()
@@ -200,6 +191,25 @@ func (e *Extension) compile(ctx context.Context) error {
 		e.compileErr = fmt.Errorf("compiling took longer than %v; given up", limit)
 		return e.compileErr
 	}
+}
+
+// compileIn makes the extension's wazero runtime and compiles wasm in it;
+// on failure the runtime is closed.
+func (e *Extension) compileIn(ctx context.Context, wasm []byte) (wazero.Runtime, wazero.CompiledModule, error) {
+	rt := wazero.NewRuntimeWithConfig(ctx, e.rcfg)
+	c, err := e.instantiateHost(ctx, rt, wasm)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, nil, err
+	}
+	return rt, c, nil
+}
+
+// damagedCacheEntry reports whether err is wazero's failure to read an
+// entry of its compilation cache (all its messages of that kind start
+// so).
+func damagedCacheEntry(err error) bool {
+	return strings.Contains(err.Error(), "compilationcache:")
 }
 
 // checkExportsStatically finishes a lazy load: the module must export

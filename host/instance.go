@@ -6,7 +6,6 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -36,8 +35,6 @@ type instance struct {
 	// kept to save and restore their state with a snapshot.
 	clock *fakeClock
 	rand  *detRand
-	// restored says the instance started from a snapshot.
-	restored bool
 
 	// Functions resolved once: wazero allocates a call stack for every
 	// ExportedFunction lookup.
@@ -105,36 +102,9 @@ const fixedWalltime = 978307200
 
 // newInstance instantiates the compiled module with the granted
 // capabilities and runs the guest runtime's initializer (_initialize of a
-// WASI reactor, such as a Go c-shared module, or __wasm_call_ctors), or
-// restores the state that initializer left from a snapshot (see
-// snapshot.go). It does not call pi_abi_version.
+// WASI reactor, such as a Go c-shared module, or __wasm_call_ctors). It
+// does not call pi_abi_version.
 func (e *Extension) newInstance(ctx context.Context) (*instance, error) {
-	path := e.snapshotPath()
-	if path == "" {
-		return e.startInstance(ctx, nil, nil)
-	}
-	snap, err := loadSnapshot(path, uint64(e.limits.MemoryMiB)<<20)
-	if err == nil {
-		inst, err := e.startInstance(ctx, snap, nil)
-		if err == nil {
-			return inst, nil
-		}
-		if ctx.Err() != nil || e.rt.base.Err() != nil {
-			return nil, err
-		}
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		// A damaged snapshot costs this start its speed-up, nothing else;
-		// the fresh start below writes a good one in its place.
-		e.rt.log(e.Name(), "warn", snapshotDiag(path, err))
-	}
-	return e.startInstance(ctx, nil, &snapshotWatch{path: path})
-}
-
-// startInstance instantiates the module: restored from snap when it is
-// not nil, else started afresh, its state saved to w.path afterwards when
-// w is not nil and the start was reproducible.
-func (e *Extension) startInstance(ctx context.Context, snap *snapshot, w *snapshotWatch) (*instance, error) {
 	inst := &instance{stderr: &headBuffer{max: 8 << 10}, fns: map[string]api.Function{}}
 	inst.k = newKernel(e.limits.MemoryMiB << 20)
 	inst.clock = &fakeClock{}
@@ -163,11 +133,7 @@ func (e *Extension) startInstance(ctx context.Context, snap *snapshot, w *snapsh
 	// code, bounded like any other (and stopped when pi shuts down).
 	cctx, cancel := e.rt.bound(ctx, e.initTimeout())
 	defer cancel()
-	var mapErr error
 	ictx := experimental.WithMemoryAllocator(cctx, linearMemory)
-	if snap != nil {
-		ictx = experimental.WithActiveDataSkipped(experimental.WithMemoryAllocator(cctx, snapshotMemory(snap, &mapErr)))
-	}
 	// Host functions called while the module starts see this instance.
 	prev := e.live
 	e.live = inst
@@ -178,22 +144,6 @@ func (e *Extension) startInstance(ctx context.Context, snap *snapshot, w *snapsh
 		return nil, fmt.Errorf("instantiate: %w", cerr)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
-	if snap != nil {
-		err := mapErr
-		if err == nil {
-			err = inst.restore(snap)
-		}
-		if err != nil {
-			e.live = prev
-			mod.Close(ctx)
-			return nil, fmt.Errorf("restoring the snapshot: %w", err)
-		}
-		inst.restored = true
-		return inst, nil
-	}
-	if w != nil {
-		w.tables = experimental.TableReferences(mod)
-	}
 	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {
 		if inst.fn(name) == nil {
 			continue
@@ -212,15 +162,17 @@ func (e *Extension) startInstance(ctx context.Context, snap *snapshot, w *snapsh
 		icancel()
 		break
 	}
-	if w != nil {
-		if state, ok := inst.capture(w); ok {
-			buf, _ := inst.mem.Read(0, inst.mem.Size())
-			if err := writeSnapshot(w.path, buf, state); err != nil {
-				e.rt.log(e.Name(), "debug", "snapshot not saved: "+err.Error())
-			}
-		}
-	}
 	return inst, nil
+}
+
+// fakeClock is the monotonic clock of a guest without the clock grant: 0
+// at the first reading, then 1 ms more at each (wazero's own fake clock,
+// with its state kept where pi can read it).
+type fakeClock struct{ t int64 }
+
+func (c *fakeClock) nanotime() int64 {
+	c.t += 1e6
+	return c.t - 1e6
 }
 
 // abiVersion calls pi_abi_version.

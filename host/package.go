@@ -186,20 +186,6 @@ func (p *Package) compileBytes() (wasm []byte, release func(), err error) {
 	return wasm, func() {}, err
 }
 
-// rereadModule reads the module again, checked against the SHA-256 the
-// package was loaded with, without keeping it (see
-// experimental.WithModuleSource).
-func (p *Package) rereadModule() ([]byte, error) {
-	wasm, err := ReadRegularFile(p.ModulePath, MaxModuleBytes)
-	if err != nil {
-		return nil, err
-	}
-	if sum := sha256.Sum256(wasm); hex.EncodeToString(sum[:]) != p.SHA256 {
-		return nil, fmt.Errorf("%s changed on disk since it was loaded (sha256 %s, now %s)", p.ModulePath, ShortSHA(p.SHA256), ShortSHA(hex.EncodeToString(sum[:])))
-	}
-	return wasm, nil
-}
-
 // usesExtismKernel reports whether the module imports Extism's kernel
 // functions (input, output, memory, HTTP, variables), as guests built with
 // an Extism PDK do. Guests that only use the pi host functions need no

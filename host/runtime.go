@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,9 @@ type Runtime struct {
 	cfg   Config
 	root  string // ProjectRoot with symlinks resolved
 	cache wazero.CompilationCache
+	// cacheDir is the compilation cache's directory ("" when the cache
+	// is in memory).
+	cacheDir string
 	// digests remembers module hashes by file identity (nil without an
 	// agent dir).
 	digests *digestCache
@@ -194,7 +198,8 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg}
 	r.base, r.stop = context.WithCancel(context.Background())
 	if cfg.AgentDir != "" {
-		dir := filepath.Join(cfg.AgentDir, "cache", "wazero")
+		root := filepath.Join(cfg.AgentDir, "cache", "wazero")
+		dir := compileCacheDir(root)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("compilation cache: %w", err)
 		}
@@ -202,8 +207,8 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		if err != nil {
 			return nil, fmt.Errorf("compilation cache: %w", err)
 		}
-		pruneCompileCaches(dir, time.Now())
-		r.cache = c
+		pruneCompileCaches(root, dir, time.Now())
+		r.cache, r.cacheDir = c, dir
 		r.digests = openDigestCache(filepath.Join(cfg.AgentDir, "cache"))
 	} else {
 		r.cache = wazero.NewCompilationCache()
@@ -245,6 +250,32 @@ func (r *Runtime) Close(ctx context.Context) error {
 		go func() { <-done; r.cache.Close(context.Background()) }()
 		return nil
 	}
+}
+
+// clearCompileCache removes the entries of the compilation cache's
+// directory (wazero's files, in the directory wazero made in it), and
+// reports whether there was one to clear.
+func (r *Runtime) clearCompileCache() bool {
+	if r.cacheDir == "" {
+		return false
+	}
+	subs, err := os.ReadDir(r.cacheDir)
+	if err != nil {
+		return false
+	}
+	for _, sub := range subs {
+		if !sub.IsDir() || !strings.HasPrefix(sub.Name(), "wazero-") {
+			continue
+		}
+		dir := filepath.Join(r.cacheDir, sub.Name())
+		files, _ := os.ReadDir(dir)
+		for _, f := range files {
+			if f.Type().IsRegular() && cacheEntryName(f.Name()) {
+				os.Remove(filepath.Join(dir, f.Name()))
+			}
+		}
+	}
+	return true
 }
 
 // forget drops a closed extension from the runtime's list.
