@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -36,13 +38,16 @@ type resultDetails struct {
 func toResult(server, remote string, r *sdk.CallToolResult, tmpDir string) tool.Result {
 	var parts []tool.Part
 	for _, c := range r.Content {
-		parts = append(parts, toPart(c))
+		parts = append(parts, toPart(c, tmpDir))
 	}
 	if len(parts) == 0 && r.StructuredContent != nil {
 		b, err := json.MarshalIndent(r.StructuredContent, "", "  ")
 		if err == nil {
 			parts = append(parts, tool.Part{Type: "text", Text: string(b)})
 		}
+	}
+	if r.IsError && textOf(parts) == "" {
+		parts = append(parts, tool.Part{Type: "text", Text: fmt.Sprintf("The MCP tool %s of %s failed without saying why.", remote, server)})
 	}
 	if len(parts) == 0 {
 		parts = []tool.Part{{Type: "text", Text: ""}}
@@ -54,7 +59,7 @@ func toResult(server, remote string, r *sdk.CallToolResult, tmpDir string) tool.
 	return res
 }
 
-func toPart(c sdk.Content) tool.Part {
+func toPart(c sdk.Content, tmpDir string) tool.Part {
 	switch c := c.(type) {
 	case *sdk.TextContent:
 		return tool.Part{Type: "text", Text: c.Text}
@@ -63,7 +68,28 @@ func toPart(c sdk.Content) tool.Part {
 	case *sdk.AudioContent:
 		return tool.Part{Type: "text", Text: fmt.Sprintf("[audio %s omitted]", c.MIMEType)}
 	case *sdk.ResourceLink:
-		return tool.Part{Type: "text", Text: c.Name + ": " + c.URI}
+		// The established harness's label: the URI, the title (or name),
+		// the type and size when given, the description. Its hint to read
+		// the resource is left out: pi has no resource tool yet.
+		name := c.Title
+		if name == "" {
+			name = c.Name
+		}
+		var about []string
+		if c.MIMEType != "" {
+			about = append(about, c.MIMEType)
+		}
+		if c.Size != nil {
+			about = append(about, tool.FormatSize(int(*c.Size)))
+		}
+		text := fmt.Sprintf("[Resource %s %q", c.URI, name)
+		if len(about) > 0 {
+			text += " (" + strings.Join(about, ", ") + ")"
+		}
+		if c.Description != "" {
+			text += ": " + c.Description
+		}
+		return tool.Part{Type: "text", Text: text + "]"}
 	case *sdk.EmbeddedResource:
 		rc := c.Resource
 		if rc == nil {
@@ -75,13 +101,75 @@ func toPart(c sdk.Content) tool.Part {
 		if strings.HasPrefix(rc.MIMEType, "image/") {
 			return tool.Part{Type: "image", Data: b64(rc.Blob), MimeType: rc.MIMEType}
 		}
+		if isTextType(rc.MIMEType) {
+			return tool.Part{Type: "text", Text: string(rc.Blob)}
+		}
 		mt := rc.MIMEType
 		if mt == "" {
 			mt = "unknown type"
 		}
-		return tool.Part{Type: "text", Text: fmt.Sprintf("[binary resource %s (%s) omitted]", rc.URI, mt)}
+		kind := mt + ", " + tool.FormatSize(len(rc.Blob))
+		path, err := saveBlob(tmpDir, rc.URI, rc.Blob)
+		if err != nil {
+			return tool.Part{Type: "text", Text: fmt.Sprintf("[Binary resource %s (%s) could not be saved: %v]", rc.URI, kind, err)}
+		}
+		return tool.Part{Type: "text", Text: fmt.Sprintf("[Binary resource %s (%s) saved to %s]", rc.URI, kind, path)}
 	}
 	return tool.Part{Type: "text", Text: fmt.Sprintf("[unsupported MCP content %T]", c)}
+}
+
+// isTextType reports whether a blob of this MIME type is shown as text:
+// text/*, JSON and XML flavours.
+func isTextType(mt string) bool {
+	t, _, _ := strings.Cut(mt, ";")
+	t = strings.ToLower(strings.TrimSpace(t))
+	return strings.HasPrefix(t, "text/") || t == "application/json" || strings.HasSuffix(t, "+json") || strings.HasSuffix(t, "+xml")
+}
+
+// saveBlob writes a binary resource to a new file in tmpDir, named with
+// the extension its URI ends in (.bin when none), readable by pi's user
+// alone.
+func saveBlob(tmpDir, uri string, data []byte) (string, error) {
+	p := uri
+	if u, err := url.Parse(uri); err == nil && u.Path != "" {
+		p = u.Path
+	}
+	ext := path.Ext(p)
+	if len(ext) < 2 || len(ext) > 9 || !isAlnum(ext[1:]) {
+		ext = ".bin"
+	}
+	f, err := os.CreateTemp(tmpDir, "pi-mcp-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", werr
+	}
+	return f.Name(), nil
+}
+
+func isAlnum(s string) bool {
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func textOf(parts []tool.Part) string {
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // limit cuts the joined text of parts in the middle when it is over

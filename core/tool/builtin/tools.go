@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 
 	"github.com/piwasm/pi/core/tool"
@@ -174,16 +173,7 @@ func limitArg(args map[string]any, key string, def int) int {
 }
 
 // formatSize prints a byte count the short way people read it.
-func formatSize(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1fKB", float64(n)/1024)
-	default:
-		return fmt.Sprintf("%.1fMB", float64(n)/(1024*1024))
-	}
-}
+func formatSize(n int) string { return tool.FormatSize(n) }
 
 func details(v any) json.RawMessage {
 	b, err := json.Marshal(v)
