@@ -57,13 +57,22 @@ plugins:
 	@for d in $(ASPLUGINS); do echo "wasm  $$d/$$(basename $$d).wasm (AssemblyScript)"; done
 	@scripts/build-as.sh $(ASPLUGINS)
 
+# What pi writes while the demo and the tests run stays under the clone
+# (make clean removes it): the per-project build caches of sandboxed
+# commands (XDG_CACHE_HOME; Go's own build cache stays where it is, read
+# before the variable moves) and the demo's agent dir (grants, compiled
+# extensions, sessions) instead of ~/.pi/agent.
+CACHE_ENV = GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$(CURDIR)/.cache/xdg"
+DEMO_ENV  = $(CACHE_ENV) PI_CODING_AGENT_DIR="$(CURDIR)/.cache/demo-agent"
+
 test: build plugins mcp-servers peer
-	$(GO) test -timeout 30m ./...
+	$(CACHE_ENV) $(GO) test -timeout 30m ./...
 
 # The established harness (npm), which the interop tests run side by side
 # with pi, into .cache/bench; without npm or the registry those tests skip.
 peer:
-	@bench/peer/install.sh >/dev/null || echo "peer: not installed; the interop tests will skip"
+	@mkdir -p .cache && bench/peer/install.sh >/dev/null 2>.cache/peer-install.log || \
+		echo "skipped: the established harness (npm; see .cache/peer-install.log): the interop tests will skip; run make peer when the npm registry is reachable"
 
 # The MCP project's reference servers (npm), which the MCP tests run, into
 # .cache/mcp-servers; without npm the tests that need them skip.
@@ -83,10 +92,10 @@ DEMO_TASK := The slug tests fail. Find out why, fix it, and run the tests again.
 run: build plugins
 	@rm -rf .cache/demo && mkdir -p .cache && cp -R examples/demo .cache/demo
 	@echo "── replaying examples/recordings/fix-slug.jsonl in .cache/demo (a copy of examples/demo) ──"
-	$(BIN) -p --approve --grant git-branch --no-session --cwd .cache/demo \
+	$(DEMO_ENV) $(BIN) -p --approve --grant git-branch --no-session --cwd .cache/demo \
 		--model replay:examples/recordings/fix-slug.jsonl --transcript "$(DEMO_TASK)"
 	@echo "── the system prompt of that run, section by section ──"
-	$(BIN) prompt --explain --cwd .cache/demo --approve --grant git-branch
+	$(DEMO_ENV) $(BIN) prompt --explain --cwd .cache/demo --approve --grant git-branch
 
 # Go micro-benchmarks, then the side-by-side end-to-end table (installs the
 # peer harness into .cache/bench on first use). Never part of `make test`.
@@ -135,7 +144,13 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# Everything make run and make test wrote: binaries, example modules, npm
+# installs and .cache/ (the demo copy and its agent dir, sandbox build
+# caches, the MCP servers and the established harness). Module caches are
+# written read-only, hence the chmod.
 clean:
 	rm -rf bin
+	@[ ! -d .cache ] || chmod -R u+w .cache
+	rm -rf .cache
 	rm -f plugins/examples/*/*.wasm
 	rm -rf plugins/examples/*/node_modules

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +114,9 @@ func buildGuests() error {
 		}
 		b, err := os.ReadFile(wasm)
 		if err != nil {
-			return err
+			// build-as.sh said what it skipped (no npm or registry): the
+			// tests of this guest skip (examplePkg), the rest run.
+			continue
 		}
 		if err := os.WriteFile(filepath.Join(wasmDir, name+".wasm"), b, 0o644); err != nil {
 			return err
@@ -211,6 +214,11 @@ func linkOrCopy(t testing.TB, src, dst string) {
 // manifest next to the module built in TestMain.
 func examplePkg(t testing.TB, name string) string {
 	t.Helper()
+	if slices.Contains(asGuests, name) {
+		if _, err := os.Stat(filepath.Join(wasmDir, name+".wasm")); err != nil {
+			t.Skipf("skipped: %s.wasm is not built (AssemblyScript needs npm and its registry); make plugins builds it", name)
+		}
+	}
 	m, err := os.ReadFile(filepath.Join("..", "plugins", "examples", name, "extension.yaml"))
 	if err != nil {
 		t.Fatal(err)
