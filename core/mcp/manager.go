@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,6 +91,7 @@ type Manager struct {
 
 	mu     sync.Mutex
 	byName map[string]*server // pi tool name -> server
+	tokens atomic.Int64       // progress tokens handed out
 	logMu  sync.Mutex
 }
 
@@ -362,6 +364,9 @@ type server struct {
 	refreshing sync.WaitGroup
 	// notes are tools left out (a name clash), shown with the status.
 	notes []string
+	// progress maps the progress token of each call in flight to what
+	// gives it its timeout again.
+	progress sync.Map
 }
 
 type remoteTool struct {
@@ -459,6 +464,18 @@ func (s *server) connect() {
 		},
 		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 			s.m.log(s.cfg.Name, r.Params)
+		},
+		// A call that reports progress is alive: each notification
+		// gives it its timeout again.
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			if r.Params == nil {
+				return
+			}
+			if tok, ok := r.Params.ProgressToken.(string); ok {
+				if f, ok := s.progress.Load(tok); ok {
+					f.(func())()
+				}
+			}
 		},
 	})
 	// The one root is the session's directory, as the established harness
@@ -718,12 +735,19 @@ func (s *server) call(ctx context.Context, name, remote string, args map[string]
 	if cs == nil || state != StateConnected {
 		return tool.ErrorResult("The MCP server %q is not connected (%s): %s", s.cfg.Name, state, errText)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(s.cfg.Timeout, func() { cancel(errCallTimeout) })
+	defer timer.Stop()
+	tok := fmt.Sprintf("pi-%d", s.m.tokens.Add(1))
+	s.progress.Store(tok, func() { timer.Reset(s.cfg.Timeout) })
+	defer s.progress.Delete(tok)
 	if args == nil {
 		args = map[string]any{}
 	}
-	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: remote, Arguments: args})
+	params := &sdk.CallToolParams{Name: remote, Arguments: args}
+	params.SetProgressToken(tok)
+	r, err := cs.CallTool(ctx, params)
 	if errors.Is(err, sdk.ErrConnectionClosed) {
 		// Recorded now, not only when the connection's watcher gets to
 		// it: the next call, which may come at once, must connect again
@@ -731,7 +755,7 @@ func (s *server) call(ctx context.Context, name, remote string, args map[string]
 		s.dropped(cs, proc, err)
 	}
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
+		if errors.Is(context.Cause(ctx), errCallTimeout) {
 			return tool.ErrorResult("The MCP server %q did not answer within %s.", s.cfg.Name, s.cfg.Timeout)
 		}
 		return tool.ErrorResult("The MCP server %q failed the call: %v", s.cfg.Name, err)
@@ -848,6 +872,10 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return h.next.RoundTrip(r)
 }
+
+// errCallTimeout ends a call that went its timeout without an answer or a
+// progress notification.
+var errCallTimeout = errors.New("the call's timeout passed")
 
 // isUnauthorized recognises a server's 401 in the SDK's error.
 func isUnauthorized(err error) bool {
