@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -111,7 +113,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	if r.version {
-		_, err := fmt.Fprintf(a.stdout, "%s\n", version)
+		_, err := fmt.Fprintf(a.stdout, "%s\n", piVersion())
 		return err
 	}
 	if fs.Changed("list-models") {
@@ -494,6 +496,24 @@ func (e *eventWriter) emit(v any) {
 
 // version is pi's version; release builds set it with -ldflags "-X main.version=...".
 var version = "0.3.0"
+
+// pseudoVersion matches the commit stamp of a pseudo-version
+// (v0.0.0-20261205085100-49c251a1b2c3).
+var pseudoVersion = lazyre.New(`\d{14}-[0-9a-f]{12}`)
+
+// piVersion is the module version `go install …/cmd/pi@vX.Y.Z` recorded in
+// the build info, so an installed pi names the release it was built from;
+// a build from a checkout (devel, or a pseudo-version git stamps) reports
+// version.
+func piVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		v := info.Main.Version
+		if v != "" && v != "(devel)" && !pseudoVersion().MatchString(v) && !strings.HasSuffix(v, "+dirty") {
+			return strings.TrimPrefix(v, "v")
+		}
+	}
+	return version
+}
 
 // listModels prints the models pi can use (those with a key), optionally
 // those matching search, as a table.
