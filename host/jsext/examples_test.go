@@ -15,7 +15,7 @@ import (
 
 // examplesDir is the established harness's examples/extensions, installed
 // by bench/peer/install.sh under $PI_BENCH_CACHE (default <repo>/.cache/bench).
-func examplesDir(t *testing.T) string {
+func examplesDir(t testing.TB) string {
 	t.Helper()
 	cache := os.Getenv("PI_BENCH_CACHE")
 	if cache == "" {
