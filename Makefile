@@ -7,7 +7,7 @@ PLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/main.go)))
 # AssemblyScript examples (a package.json next to the manifest); they need npm.
 ASPLUGINS := $(patsubst %/,%,$(dir $(wildcard plugins/examples/*/package.json)))
 
-.PHONY: peer all build pi pi-ui helper plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers
+.PHONY: peer all build pi pi-ui helper plugins test run bench bench-side lint fuzz clean interop interop-trust mcp-servers examples-ts
 
 all: build plugins
 
@@ -154,3 +154,10 @@ clean:
 	rm -rf .cache
 	rm -f plugins/examples/*/*.wasm
 	rm -rf plugins/examples/*/node_modules
+
+# The established harness's 78 example extensions, each run in pi -p and in
+# that harness against one scripted model (cmd/pi TestEstablishedExamples);
+# skipped with one line when the harness is not installed.
+examples-ts: build peer
+	PI_EXAMPLES_TS=1 PI_BENCH_CACHE=$${PI_BENCH_CACHE:-$(CURDIR)/.cache/bench} PI_EXAMPLES_REPORT=$${PI_EXAMPLES_REPORT:-$(CURDIR)/.cache/examples-ts.md} \
+		$(GO) test -count=1 -timeout 30m -run TestEstablishedExamples ./cmd/pi

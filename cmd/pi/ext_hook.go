@@ -18,6 +18,7 @@ import (
 	"github.com/piwasm/pi/core/resources"
 	"github.com/piwasm/pi/core/tool"
 	"github.com/piwasm/pi/host"
+	"github.com/piwasm/pi/host/jsext"
 )
 
 type extTestJSON struct {
@@ -79,6 +80,12 @@ func (a *app) extTest(ctx context.Context, args []string) error {
 		"it declares exactly one; without --event, DIR/event.json.")
 	if err != nil {
 		return err
+	}
+	if jsext.IsExtension(dir) {
+		if *toolName != "" || *toolArgs != "" || len(*fetches) > 0 {
+			return usagef("ext test: --tool, --args and --fetch are for WebAssembly packages; a TypeScript extension is tested with --hook and --event")
+		}
+		return a.extTestScript(ctx, dir, *hook, *eventFile, *cwd, *grantAll, *asJSON)
 	}
 	if *toolName != "" {
 		if *hook != "" || *eventFile != "" {

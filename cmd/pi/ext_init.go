@@ -208,8 +208,9 @@ const scaffoldEvent = `{
 func (a *app) cmdExtInit(args []string) error {
 	flags := newExtFlags("init")
 	dirFlag := flags.String("dir", "", "directory to create the package in (default ./NAME)")
-	lang := flags.String("lang", "go", "language of the scaffold: go, or assemblyscript (as)")
-	rest, err := a.parseExt(flags, args, "pi ext init NAME [--dir DIR] [--lang go|assemblyscript]\n\n"+
+	lang := flags.String("lang", "go", "language of the scaffold: go, assemblyscript (as), or typescript (ts)")
+	ts := flags.Bool("ts", false, "a TypeScript extension in the established harness's format (same as --lang typescript)")
+	rest, err := a.parseExt(flags, args, "pi ext init NAME [--dir DIR] [--lang go|assemblyscript|typescript] [--ts]\n\n"+
 		"Writes a new extension package. A Go package is its own module whose go.mod\n"+
 		"points at a copy of pi's SDK written to DIR/pi-sdk (no network needed); an\n"+
 		"AssemblyScript package pins @extism/as-pdk in package.json and package-lock.json.", 1, "the extension NAME")
@@ -217,6 +218,9 @@ func (a *app) cmdExtInit(args []string) error {
 		return err
 	}
 	name := rest[0]
+	if *ts {
+		*lang = "typescript"
+	}
 	if err := validExtName(name); err != nil {
 		return usagef("ext init: %v", err)
 	}
@@ -261,8 +265,16 @@ func (a *app) cmdExtInit(args []string) error {
 		add("event.json", scaffoldEvent)
 		add(".gitignore", scaffoldGitignore)
 		files = append(files, pi.AssemblyScriptFiles(name)...)
+	case "typescript", "ts":
+		*lang = "typescript"
+		add("index.ts", scaffoldTSIndex)
+		add("pi-extension.d.ts", scaffoldTSTypes)
+		add("package.json", scaffoldTSPackage)
+		add("tsconfig.json", scaffoldTSConfig)
+		add("event.json", scaffoldTSEvent)
+		add(".gitignore", "node_modules/\n")
 	default:
-		return usagef("ext init: unknown --lang %q (want go or assemblyscript)", *lang)
+		return usagef("ext init: unknown --lang %q (want go, assemblyscript or typescript)", *lang)
 	}
 	var clash []string
 	for _, f := range files {
@@ -303,6 +315,10 @@ func (a *app) cmdExtInit(args []string) error {
 	}
 	if sdkFiles > 0 {
 		fmt.Fprintf(a.stdout, "created %s (pi SDK %s, %d files)\n", filepath.Join(dir, "pi-sdk"), pi.SDKVersion(), sdkFiles)
+	}
+	if *lang == "typescript" {
+		fmt.Fprintf(a.stdout, "\nNext:\n  cd %s\n  pi ext test --hook tool_call     (runs index.ts's hook with event.json)\n  pi -e . -p \"hello\"              (one run with it)\n  pi install .                      (load it in every run)\n", rel)
+		return nil
 	}
 	fmt.Fprintf(a.stdout, "\nNext:\n  cd %s\n  pi ext build\n", rel)
 	if *lang == "go" {
