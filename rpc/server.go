@@ -252,7 +252,7 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 	case "compact", "set_auto_compaction":
 		s.compaction(c)
 	case "get_messages":
-		msgs := rt.Messages()
+		msgs := rt.AgentMessages()
 		if msgs == nil {
 			msgs = []prompt.Message{}
 		}

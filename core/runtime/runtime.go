@@ -50,7 +50,7 @@ type Runtime struct {
 	steerMode, followMode string
 	route                 *provider.Route // applied when the next run starts
 	messages              []prompt.Message
-	notes                 []string // context for the next line sent (direct commands and their output)
+	pendingBash           []prompt.Message // direct commands run while the agent worked, recorded when the next run starts
 	last                  *session.Turn
 	lastErr               error
 	aborting              bool
@@ -256,18 +256,23 @@ func (rt *Runtime) setRouteLocked(r provider.Route) {
 	}
 }
 
-// AddContext keeps text (a command the user ran and its output) for the
-// model: it goes in front of the next line sent.
-func (rt *Runtime) AddContext(text string) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	rt.notes = append(rt.notes, text)
-}
-
 func (rt *Runtime) startLocked(q queued) {
-	if len(rt.notes) > 0 {
-		q.in.Text = strings.Join(rt.notes, "\n\n") + "\n\n" + q.in.Text
-		rt.notes = nil
+	if len(rt.pendingBash) > 0 {
+		if err := rt.appendBashLocked(rt.pendingBash...); err != nil {
+			// The session file cannot take them: the model still gets
+			// the commands, in front of the line, as the record would
+			// have put them.
+			var notes []string
+			for _, m := range rt.pendingBash {
+				if !m.ExcludeFromContext {
+					notes = append(notes, session.BashText(m))
+				}
+			}
+			if len(notes) > 0 {
+				q.in.Text = strings.Join(notes, "\n\n") + "\n\n" + q.in.Text
+			}
+		}
+		rt.pendingBash = nil
 	}
 	rt.applyRouteLocked()
 	ctx, cancel := context.WithCancel(rt.base)
@@ -568,6 +573,19 @@ func (rt *Runtime) Messages() []prompt.Message {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return append([]prompt.Message(nil), rt.messages...)
+}
+
+// AgentMessages is the branch's conversation with its recorded system
+// messages where the established harness's agent holds them (RPC
+// get_messages), read from the session.
+func (rt *Runtime) AgentMessages() []prompt.Message {
+	rt.mu.Lock()
+	tr := rt.runner.Transcript
+	rt.mu.Unlock()
+	if tr == nil {
+		return rt.Messages()
+	}
+	return session.AgentMessages(tr.Branch())
 }
 
 func branchMessages(tr *session.Transcript) []prompt.Message {

@@ -561,11 +561,59 @@ func lastContext(entries []Entry, h []Node) string {
 // as "compactionSummary" and "branchSummary" messages, extensions'
 // messages as "custom" ones. pi's system prompt is not among them.
 func ContextMessages(entries []Entry) []prompt.Message {
-	var out []prompt.Message
+	out, _ := contextMessages(entries)
+	return out
+}
+
+// AgentMessages is ContextMessages with the recorded system messages where
+// the established harness's agent holds them (its RPC get_messages answers
+// with these): in place on the branch; after a compaction the prompt the
+// compaction recorded before its summary, none of the kept entries' system
+// messages, and those recorded after the compaction in place.
+func AgentMessages(entries []Entry) []prompt.Message {
+	msgs, at := contextMessages(entries)
+	c := latestCompaction(entries)
+	var sys []int // system message entries still to place, in order
+	for i, e := range entries {
+		if e.Type == TypeMessage && e.Message != nil && e.Message.Role == "system" && i > c {
+			sys = append(sys, i)
+		}
+	}
+	out := make([]prompt.Message, 0, len(msgs)+len(sys)+1)
+	placeBefore := func(i int) {
+		for len(sys) > 0 && sys[0] < i {
+			m := *entries[sys[0]].Message
+			out = append(out, m)
+			sys = sys[1:]
+		}
+	}
+	for k, m := range msgs {
+		switch {
+		case c >= 0 && at[k] == c:
+			if sm := entries[c].SystemMessage; sm != nil {
+				out = append(out, *sm)
+			}
+		case c < 0 || at[k] > c:
+			placeBefore(at[k])
+		}
+		out = append(out, m)
+	}
+	placeBefore(len(entries))
+	return out
+}
+
+// contextMessages is ContextMessages with the index of the entry each
+// message came from.
+func contextMessages(entries []Entry) (out []prompt.Message, at []int) {
+	prev := -1 // the entry of the node before: its messages get its index
 	for _, n := range History(entries) {
+		for len(at) < len(out) {
+			at = append(at, prev)
+		}
 		if n.Role == "system" || n.Entry < 0 || n.Entry >= len(entries) {
 			continue
 		}
+		prev = n.Entry
 		e := entries[n.Entry]
 		ts := entryMillis(e)
 		switch n.Kind {
@@ -599,7 +647,10 @@ func ContextMessages(entries []Entry) []prompt.Message {
 			}
 		}
 	}
-	return out
+	for len(at) < len(out) {
+		at = append(at, prev)
+	}
+	return out, at
 }
 
 // entryMillis is an entry's timestamp in Unix milliseconds (0 when it has
