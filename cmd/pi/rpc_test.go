@@ -173,7 +173,7 @@ func TestRPCSession(t *testing.T) {
 	for _, m := range msgs {
 		roles = append(roles, m.(map[string]any)["role"].(string))
 	}
-	if strings.Join(roles, ",") != "user,assistant,toolResult,user,assistant" {
+	if strings.Join(roles, ",") != "system,user,assistant,toolResult,user,assistant" {
 		t.Errorf("roles %v", roles)
 	}
 
