@@ -117,7 +117,11 @@ func TestStartupInitBudget(t *testing.T) {
 		module string
 		max    int
 	}{
-		{"wazero/internal/platform", 0}, // 19: its list of huge page sizes, read from sysfs
+		// wazero as released reads its list of huge page sizes from
+		// sysfs at start-up (13 objects; the fork did it on first use,
+		// docs/upstream/wazero.md): counted in the total, held here so
+		// that it does not grow unseen.
+		{"wazero/internal/platform", 16},
 	}
 	by := map[string]int{}
 	for pkg, a := range c.byPkg {
@@ -155,10 +159,13 @@ func TestStartupInitBudget(t *testing.T) {
 		}
 	}
 	// About 1,850 objects and 270 KB with the MCP SDK, jsonschema-go,
-	// yaml.v3 and mvdan.cc/sh as released; the UI's modules alone would be
-	// 75,000 and 6 MB.
-	if c.allocs > 2500 || c.bytes > 384<<10 {
-		t.Errorf("package initialisation allocates %d objects, %d bytes (budget 2,500 and 384 KiB); by package: %v", c.allocs, c.bytes, top(c.byPkg, 8))
+	// yaml.v3 and mvdan.cc/sh as released, and about 960 objects more
+	// for esbuild as released (its internal/compat feature tables and
+	// pkg/api), which bin/pi links to bundle TypeScript extensions in
+	// process: 2,908 objects and 407 KiB in all when this budget was set.
+	// The UI's modules alone would be 75,000 and 6 MB.
+	if c.allocs > 3000 || c.bytes > 420<<10 {
+		t.Errorf("package initialisation allocates %d objects, %d bytes (budget 3,000 and 420 KiB); by package: %v", c.allocs, c.bytes, top(c.byPkg, 8))
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/piwasm/pi/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -31,7 +31,7 @@ type Bundled struct {
 }
 
 // shimmed matches the imports pi serves itself instead of resolving them.
-var shimmed = regexp.MustCompile(`^(?:@earendil-works/pi-(?:coding-agent|ai|tui|agent-core)|@mariozechner/pi-(?:coding-agent|ai|tui|agent-core)|typebox|@sinclair/typebox|node:[a-z_/]+|fs|fs/promises|path|os|url|util|events|buffer|child_process|crypto|process|timers|timers/promises|readline|stream|string_decoder|assert|querystring|zlib|net|http|https|tty|worker_threads|module)(?:/.*)?$`)
+var shimmed = lazyre.New(`^(?:@earendil-works/pi-(?:coding-agent|ai|tui|agent-core)|@mariozechner/pi-(?:coding-agent|ai|tui|agent-core)|typebox|@sinclair/typebox|node:[a-z_/]+|fs|fs/promises|path|os|url|util|events|buffer|child_process|crypto|process|timers|timers/promises|readline|stream|string_decoder|assert|querystring|zlib|net|http|https|tty|worker_threads|module)(?:/.*)?$`)
 
 // shimName is the module a shimmed import stands for: node:fs and fs are
 // one module, subpaths of the harness's packages are their package, and the
@@ -73,7 +73,7 @@ func Bundle(ctx context.Context, entry, cacheDir string) (*Bundled, error) {
 	plugin := api.Plugin{
 		Name: "pi-shims",
 		Setup: func(b api.PluginBuild) {
-			b.OnResolve(api.OnResolveOptions{Filter: shimmed.String()}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+			b.OnResolve(api.OnResolveOptions{Filter: shimmed().String()}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 				return api.OnResolveResult{Path: shimName(a.Path), Namespace: "pi-shim"}, nil
 			})
 			b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "pi-shim"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
